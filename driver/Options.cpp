@@ -1,0 +1,191 @@
+// The spmdc command line, shaped like ISPC's: parsed into CompilerOptions.
+#include "driver/Options.h"
+
+#include "backend/TargetInfo.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace spmdc {
+
+static llvm::Error fail(const llvm::Twine &Message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+}
+
+static std::optional<EmitKind> parseEmit(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<EmitKind>>(Name)
+      .Case("ast", EmitKind::Ast)
+      .Case("spmd-ir", EmitKind::SpmdIR)
+      .Case("llvm", EmitKind::LLVMText)
+      .Case("bc", EmitKind::LLVMBitcode)
+      .Case("asm", EmitKind::Asm)
+      .Case("obj", EmitKind::Object)
+      .Case("ptx", EmitKind::PTX)
+      .Default(std::nullopt);
+}
+
+llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Argv) {
+  CompilerOptions O;
+  bool SawInput = false;
+  for (int I = 1; I < Argc; ++I) {
+    llvm::StringRef A(Argv[I]);
+    // Options that take a value either glued (-DX, --target=x) or as the next word.
+    auto Value = [&](llvm::StringRef Flag, std::string &Out) -> llvm::Expected<bool> {
+      if (A == Flag) {
+        if (I + 1 >= Argc)
+          return fail("option '" + Flag + "' needs a value");
+        Out = Argv[++I];
+        return true;
+      }
+      llvm::StringRef Rest = A;
+      if (Rest.consume_front(Flag)) {
+        if (Flag.starts_with("--")) {
+          if (!Rest.consume_front("="))
+            return false;
+        }
+        if (Rest.empty())
+          return fail("option '" + Flag + "' needs a value");
+        Out = Rest.str();
+        return true;
+      }
+      return false;
+    };
+    std::string V;
+    auto Try = [&](llvm::StringRef Flag) -> llvm::Expected<bool> { return Value(Flag, V); };
+
+#define TRY_VALUE(FLAG, ACTION)                                                                    \
+  {                                                                                                \
+    auto R = Try(FLAG);                                                                            \
+    if (!R)                                                                                        \
+      return R.takeError();                                                                        \
+    if (*R) {                                                                                      \
+      ACTION;                                                                                      \
+      continue;                                                                                    \
+    }                                                                                              \
+  }
+
+    if (A == "--help" || A == "-help") {
+      O.ShowHelp = true;
+      continue;
+    }
+    if (A == "--version" || A == "-v") {
+      O.ShowVersion = true;
+      continue;
+    }
+    if (A == "--syntax-only" || A == "-fsyntax-only") {
+      O.SyntaxOnly = true;
+      continue;
+    }
+    if (A == "--emit-llvm") {
+      O.Emit = EmitKind::LLVMBitcode;
+      O.EmitKindGiven = true;
+      continue;
+    }
+    if (A == "--emit-llvm-text") {
+      O.Emit = EmitKind::LLVMText;
+      O.EmitKindGiven = true;
+      continue;
+    }
+    if (A == "--emit-asm") {
+      O.Emit = EmitKind::Asm;
+      O.EmitKindGiven = true;
+      continue;
+    }
+    if (A == "--emit-obj") {
+      O.Emit = EmitKind::Object;
+      O.EmitKindGiven = true;
+      continue;
+    }
+    if (A == "--dump-stdlib") {
+      O.DumpStdlib = true;
+      continue;
+    }
+    if (A == "-g") {
+      O.DebugInfo = true;
+      continue;
+    }
+    if (A == "-w" || A == "--woff") {
+      O.Warnings = false;
+      continue;
+    }
+    if (A == "-Wno-perf" || A == "--wno-perf") {
+      O.PerfWarnings = false;
+      continue;
+    }
+    if (A.size() == 3 && A.starts_with("-O") && A[2] >= '0' && A[2] <= '3') {
+      O.OptLevel = A[2] - '0';
+      continue;
+    }
+    if (A == "-O") {
+      O.OptLevel = 2;
+      continue;
+    }
+    TRY_VALUE("--target", O.Target = V)
+    TRY_VALUE("--emit", {
+      auto K = parseEmit(V);
+      if (!K)
+        return fail("unknown --emit kind '" + V +
+                    "' (expected ast, spmd-ir, llvm, bc, asm, obj or ptx)");
+      O.Emit = *K;
+      O.EmitKindGiven = true;
+    })
+    TRY_VALUE("--error-limit", {
+      unsigned N;
+      if (llvm::StringRef(V).getAsInteger(10, N))
+        return fail("--error-limit needs a number, not '" + V + "'");
+      O.ErrorLimit = N;
+    })
+    TRY_VALUE("-o", O.Output = V)
+    TRY_VALUE("-h", O.HeaderOutput = V)
+    TRY_VALUE("--header-outfile", O.HeaderOutput = V)
+    TRY_VALUE("-D", O.PP.Defines.push_back(V))
+    TRY_VALUE("-U", O.PP.Undefines.push_back(V))
+    TRY_VALUE("-I", O.PP.IncludeDirs.push_back(V))
+#undef TRY_VALUE
+
+    if (A.starts_with("-") && A != "-")
+      return fail("unknown option '" + A + "' (see --help)");
+    if (SawInput)
+      return fail("more than one input file ('" + O.Input + "' and '" + A + "')");
+    O.Input = A.str();
+    SawInput = true;
+  }
+  if (!SawInput && !O.ShowHelp && !O.ShowVersion)
+    return fail("no input file (see --help)");
+  return O;
+}
+
+void printVersion(llvm::raw_ostream &OS) {
+  OS << "spmdc version 0.1.0 (LLVM " << LLVM_VERSION_STRING << ")\n";
+}
+
+void printHelp(llvm::raw_ostream &OS) {
+  OS << "usage: spmdc [options] <file.spmd | ->\n\n"
+        "Compiles an SPMD program (ISPC-style, with everywhere/crev) for x86 SIMD or NVPTX.\n\n"
+        "options:\n"
+        "  --target=<t>        compilation target (default host):";
+  for (const std::string &T : targetNames())
+    OS << ' ' << T;
+  OS << "\n"
+        "  -o <file>           output file\n"
+        "  -h <file>           write a C/C++ header for the exported functions\n"
+        "  -O0 .. -O3          optimization level (default -O2)\n"
+        "  -g                  emit debug information\n"
+        "  -D<name>[=<value>]  define a preprocessor macro\n"
+        "  -U<name>            undefine a preprocessor macro\n"
+        "  -I<dir>             add a directory to the #include search path\n"
+        "  --syntax-only       check the program and stop\n"
+        "  --emit=<kind>       ast | spmd-ir | llvm | bc | asm | obj | ptx\n"
+        "  --emit-llvm         LLVM bitcode (same as --emit=bc)\n"
+        "  --emit-asm          assembly (same as --emit=asm)\n"
+        "  --dump-stdlib       with --emit=ast, also dump the standard library prelude\n"
+        "  -w, --woff          no warnings\n"
+        "  -Wno-perf           no performance warnings\n"
+        "  --error-limit=<n>   stop after n errors (default 20, 0: no limit)\n"
+        "  --version           print the version\n"
+        "  --help              print this help\n";
+}
+
+} // namespace spmdc

@@ -1,0 +1,41 @@
+// The spmdc command line, shaped like ISPC's: parsed into CompilerOptions.
+#pragma once
+
+#include "frontend/Preprocessor.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace spmdc {
+
+/// What the compiler writes. Ast and None stop after the front end.
+enum class EmitKind { None, Ast, SpmdIR, LLVMText, LLVMBitcode, Asm, Object, PTX };
+
+struct CompilerOptions {
+  std::string Input;        ///< source file, "-" for standard input
+  std::string Output;       ///< -o; empty: stdout for text outputs, "<input>.o" for objects
+  std::string HeaderOutput; ///< -h
+  std::string Target = "host";
+  unsigned OptLevel = 2;
+  bool DebugInfo = false;
+  bool SyntaxOnly = false;
+  bool EmitKindGiven = false;
+  EmitKind Emit = EmitKind::Object;
+  bool DumpStdlib = false; ///< --emit=ast also dumps the prelude
+  bool Warnings = true;
+  bool PerfWarnings = true;
+  unsigned ErrorLimit = 20;
+  PreprocessorOptions PP;
+
+  bool ShowHelp = false;
+  bool ShowVersion = false;
+};
+
+/// Parses argv. Errors name the offending argument in one line.
+llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Argv);
+
+void printHelp(llvm::raw_ostream &OS);
+void printVersion(llvm::raw_ostream &OS);
+
+} // namespace spmdc

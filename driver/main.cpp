@@ -1,0 +1,32 @@
+// spmdc's entry point: parse the command line and run the pipeline on a large stack.
+#include "driver/Options.h"
+#include "driver/Pipeline.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
+
+#include <optional>
+
+int main(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  auto Opts = spmdc::parseCommandLine(Argc, Argv);
+  if (!Opts) {
+    llvm::errs() << "spmdc: error: " << llvm::toString(Opts.takeError()) << '\n';
+    return 1;
+  }
+  if (Opts->ShowHelp) {
+    spmdc::printHelp(llvm::outs());
+    return 0;
+  }
+  if (Opts->ShowVersion) {
+    spmdc::printVersion(llvm::outs());
+    return 0;
+  }
+  // The front end limits nesting, but recursive passes over a 256-deep tree still
+  // want more than the default 8 MiB on some platforms: give them 256 MiB.
+  int Status = 1;
+  llvm::thread Worker(std::optional<unsigned>(256u << 20), [&] { Status = spmdc::runCompiler(*Opts); });
+  Worker.join();
+  return Status;
+}

@@ -1,0 +1,21 @@
+// Entry point of the Flex lexer + Bison parser: preprocessed text -> AST.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace spmdc {
+
+class ASTContext;
+class DiagnosticEngine;
+
+/// Parses `Text` (preprocessor output with GNU line markers `# 12 "file"`) and
+/// appends its declarations to Ctx.TU; `#pragma` lines go to Ctx.TU.Pragmas.
+/// Locations follow the line markers; before the first one they are in
+/// `BufferName`. Syntax errors are reported to `Diags` with recovery at `;` and
+/// `}`, so independent errors are all reported. When `IsStdlib` is set, the
+/// functions declared are marked FunctionDecl::IsStdlib.
+void parseSource(std::string_view Text, const std::string &BufferName, ASTContext &Ctx,
+                 DiagnosticEngine &Diags, bool IsStdlib = false);
+
+} // namespace spmdc

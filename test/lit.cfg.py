@@ -1,0 +1,27 @@
+# lit configuration for spmdc: front-end, diagnostic, IR/PTX and runtime tests.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "spmdc"
+config.test_format = lit.formats.ShTest(not lit_config.isWindows)
+config.suffixes = [".spmd", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.spmdc_obj_root, "test")
+
+# Tools: our compiler first, then LLVM's FileCheck/not/split-file.
+path = os.pathsep.join([config.spmdc_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.environment["PATH"] = path
+config.substitutions.append(("%spmdc", os.path.join(config.spmdc_bin_dir, "spmdc")))
+config.substitutions.append(("%src_root", config.spmdc_src_root))
+
+# Optional tools become features; tests that need them say `REQUIRES:`.
+ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+if os.path.exists(config.fuzzer_path):
+    config.available_features.add("fuzzer")
+    config.substitutions.append(("%fuzzer", config.fuzzer_path))
