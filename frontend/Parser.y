@@ -43,7 +43,7 @@
 #include <cctype>
 
 namespace spmdc {
-yy::Parser::symbol_type spmdcLex(void *Scanner);
+yy::Parser::symbol_type spmdcLex(void *Scanner, size_t StackDepth);
 void *createScanner(ParserState &PS);
 void destroyScanner(void *Scanner);
 
@@ -70,7 +70,9 @@ std::string sourceText(ParserState &PS, const SrcSpan &Span);
 
 using namespace spmdc;
 
-#define yylex spmdcLex
+// The lexer sees the parser's stack depth: right-recursive input (`if (x)
+// if (x) ...`, `- - - x`) grows the stack before any node can be checked.
+#define yylex(Scanner) spmdcLex(Scanner, yystack_.size())
 
 // Every node is checked against the nesting limit where it is made; beyond
 // it the buffer is abandoned (the error is reported once).
