@@ -36,7 +36,8 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
     auto Value = [&](llvm::StringRef Flag, std::string &Out) -> llvm::Expected<bool> {
       if (A == Flag) {
         if (I + 1 >= Argc)
-          return fail("option '" + Flag + "' needs a value");
+          return fail("option '" + Flag + "' needs a value" +
+                      (Flag == "-h" ? " (the header file to write; --help prints the help)" : ""));
         Out = Argv[++I];
         return true;
       }
@@ -194,7 +195,7 @@ void printHelp(llvm::raw_ostream &OS) {
         "  --dump-stdlib       with --emit=ast, also dump the standard library prelude\n"
         "\n"
         "code generation:\n"
-        "  -O0 .. -O3, -O       optimization level (default -O2; -O is -O2)\n"
+        "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
         "  -g                  emit debug information\n"
         "\n"
         "preprocessor:\n"
