@@ -30,27 +30,8 @@ rm -f "$results"
 "$SPMDC_LLVM_BIN/lit" -sv build/test --xunit-xml-output "$results" 2>&1 | tee build/lit-output.txt
 lit_status=${PIPESTATUS[0]}
 
-# Counts from lit's per-test results: a <failure> is failed (FAIL, XPASS,
-# UNRESOLVED, TIMEOUT), a <skipped> is skipped (UNSUPPORTED), anything else
-# passed (PASS, XFAIL).
-counts=$(python3 - "$results" <<'PY'
-import sys
-import xml.etree.ElementTree as ET
-try:
-    root = ET.parse(sys.argv[1]).getroot()
-except (OSError, ET.ParseError):
-    sys.exit(1)
-passed = failed = skipped = 0
-for case in root.iter("testcase"):
-    if case.find("failure") is not None or case.find("error") is not None:
-        failed += 1
-    elif case.find("skipped") is not None:
-        skipped += 1
-    else:
-        passed += 1
-print(passed, failed, skipped)
-PY
-) || counts=""
+# Counts from lit's per-test results, not from the wording of its summary.
+counts=$(python3 scripts/lit_summary.py "$results") || counts=""
 
 if [[ -z "$counts" ]]; then
   echo "FAIL: lit wrote no results (status $lit_status; see build/lit-output.txt)"
