@@ -17,6 +17,8 @@ if ! bash scripts/setup.sh; then
 fi
 
 spmdc=build/bin/spmdc
+# No example should take long to compile; a hang is reported like a crash.
+limit_s=120
 out=build/examples
 rm -rf "$out"
 mkdir -p "$out"
@@ -38,7 +40,7 @@ first_message() {
 codegen() {
   local name="$1" log="$2"
   shift 2
-  "$spmdc" "$@" >"$log" 2>&1
+  timeout "$limit_s" "$spmdc" "$@" >"$log" 2>&1
   local status=$?
   if ((status == 0)); then
     result=ok
@@ -49,7 +51,11 @@ codegen() {
     refusals["$message"]=$((${refusals["$message"]:-0} + 1))
   else
     result=CRASH
-    notes+=("$name: compiler exited with status $status (see $log)")
+    if ((status == 124)); then
+      notes+=("$name: compiler still running after ${limit_s}s (see $log)")
+    else
+      notes+=("$name: compiler exited with status $status (see $log)")
+    fi
     crashed=$((crashed + 1))
   fi
 }
@@ -64,7 +70,7 @@ for src in "${examples[@]}"; do
   stem="${stem%.spmd}"
   log="$out/${stem//\//_}"
 
-  "$spmdc" --syntax-only "$src" >"$log.check.txt" 2>&1
+  timeout "$limit_s" "$spmdc" --syntax-only "$src" >"$log.check.txt" 2>&1
   check_status=$?
   warnings=$(grep -c ': warning: ' "$log.check.txt")
   if ((check_status == 0)); then
@@ -72,11 +78,15 @@ for src in "${examples[@]}"; do
   else
     check=FAIL
     failed=$((failed + 1))
-    notes+=("$src: $(grep -m1 ': error: ' "$log.check.txt" || first_message "$log.check.txt")")
+    if ((check_status == 1)); then
+      notes+=("$src: $(grep -m1 ': error: ' "$log.check.txt" || first_message "$log.check.txt")")
+    else
+      notes+=("$src: the check ended with status $check_status (crash or hang; see $log.check.txt)")
+    fi
   fi
 
   ast_lines=-
-  if ((check_status == 0)) && "$spmdc" --emit=ast "$src" -o "$log.ast.txt" 2>"$log.ast.err"; then
+  if ((check_status == 0)) && timeout "$limit_s" "$spmdc" --emit=ast "$src" -o "$log.ast.txt" 2>"$log.ast.err"; then
     ast_lines=$(wc -l <"$log.ast.txt")
   fi
 
