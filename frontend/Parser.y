@@ -483,6 +483,7 @@ direct_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @2.Begin;
         C.Size = $3;
+        C.SizeLoc = @3.Begin;
         CHUNK($$, C);
       }
   | direct_declarator '(' parameter_clause ')'
@@ -630,6 +631,7 @@ direct_abstract_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @1.Begin;
         C.Size = $2;
+        C.SizeLoc = @2.Begin;
         CHUNK($$, C);
       }
   | direct_abstract_declarator '[' ']'
@@ -647,6 +649,7 @@ direct_abstract_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @2.Begin;
         C.Size = $3;
+        C.SizeLoc = @3.Begin;
         CHUNK($$, C);
       }
   | '(' parameter_clause ')'
@@ -1136,7 +1139,8 @@ void Parser::report_syntax_error(const context &Ctx) const {
       Msg += tokenName(Tok);
       break;
     }
-    enum { MaxExpected = 5 };
+    // Up to six alternatives are worth listing; more would be noise.
+    enum { MaxExpected = 7 };
     symbol_kind_type Expected[MaxExpected];
     int N = Ctx.expected_tokens(Expected, MaxExpected);
     if (N > 0 && N < MaxExpected) {
@@ -1551,9 +1555,9 @@ const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator 
       if (C.Size) {
         std::optional<int64_t> V = PS.foldConstant(C.Size);
         if (!V)
-          PS.error(C.Size->Loc, "array size must be an integer constant expression");
+          PS.error(C.SizeLoc, "array size must be an integer constant expression");
         else if (*V <= 0)
-          PS.error(C.Size->Loc, "array size must be positive");
+          PS.error(C.SizeLoc, "array size must be positive");
         else
           Size = static_cast<uint64_t>(*V);
       }
