@@ -206,9 +206,16 @@ function_definition
           $$ = makeFunction(PS, $1, $2, Ty);
           PS.Ctx.TU.Decls.push_back($$);
         }
+        // The parameters hide outer constants and type names in the body.
+        PS.pushScope();
+        if ($$)
+          for (VarDecl *P : $$->Params)
+            if (!P->Name.empty())
+              PS.declareConstant(P->Name, std::nullopt);
       }
     compound_statement
       {
+        PS.popScopesTo(1);
         if ($3)
           $3->Body = llvm::cast<CompoundStmt>($4);
       }
