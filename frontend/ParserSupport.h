@@ -104,6 +104,10 @@ public:
   int BracketDepth = 0;         ///< open ( [ { not yet closed
   std::string LastTokenText;    ///< the text of the most recent token
   SrcSpan Tok;                  ///< where the text just matched lies
+  int PrevTokenKind = 0;        ///< the Bison symbol kind of the previous token
+  /// The previous tokens end a complete base type (`int`, `struct S`, a type
+  /// name, then possibly `*`, `&`, qualifiers): a declarator name may follow.
+  bool AfterBaseType = false;
   SourceLoc CommentStart;       ///< the `/*` of the comment being skipped
 
   /// Moves the position over matched text and sets Tok to its extent.
