@@ -662,7 +662,6 @@ bool Sema::checkConditional(ConditionalExpr *E) {
                             " in '?:'");
     return false;
   }
-  matchVariability(E->Cond, V);
   if (!convertQuiet(*this, E->Then, Result))
     E->Then = wrap(E->Then, CastKind::PointerCast, Result);
   if (!convertQuiet(*this, E->Else, Result))
