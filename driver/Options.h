@@ -9,8 +9,9 @@
 
 namespace spmdc {
 
-/// What the compiler writes. Ast and None stop after the front end.
-enum class EmitKind { None, Ast, SpmdIR, LLVMText, LLVMBitcode, Asm, Object, PTX };
+/// What the compiler writes. Preprocessed (-E) stops after the preprocessor,
+/// Ast and None after the front end.
+enum class EmitKind { None, Preprocessed, Ast, SpmdIR, LLVMText, LLVMBitcode, Asm, Object, PTX };
 
 struct CompilerOptions {
   std::string Input;        ///< source file, "-" for standard input
