@@ -191,6 +191,14 @@ void Sema::declareFunction(FunctionDecl *F) {
     return;
   const FunctionFlags &Flags = F->Ty->getFunctionFlags();
   bool Ok = true;
+  std::vector<PendingDiag> &Pending = PendingDiags[F];
+  auto Error = [&](SourceLoc Loc, std::string Msg) {
+    Pending.push_back({false, Loc, std::move(Msg)});
+  };
+  auto Note = [&](SourceLoc Loc, std::string Msg) {
+    if (Loc.isValid())
+      Pending.push_back({true, Loc, std::move(Msg)});
+  };
 
   // Parameters and the return type default to varying, as in ISPC; array
   // parameters are uniform pointers to their elements.
@@ -214,15 +222,15 @@ void Sema::declareFunction(FunctionDecl *F) {
     std::string What = P->Name.empty() ? "parameter " + std::to_string(I + 1)
                                        : "parameter '" + P->Name + "'";
     if (T->isVoid()) {
-      Diags.error(P->Loc, What + " has type 'void'");
+      Error(P->Loc, What + " has type 'void'");
       Ok = false;
     } else if (P->IsShared) {
-      Diags.error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
+      Error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
                           "global scope");
       Ok = false;
     }
     if (Flags.Export && T->isVarying()) {
-      Diags.error(P->Loc, What + " of export function '" + F->Name + "' must be uniform, not " +
+      Error(P->Loc, What + " of export function '" + F->Name + "' must be uniform, not " +
                               quoted(T));
       Ok = false;
     }
@@ -230,16 +238,16 @@ void Sema::declareFunction(FunctionDecl *F) {
   }
   const Type *Ret = bindDeclType(F->Ty->getReturnType(), Variability::Varying);
   if (Flags.Task && !Ret->isVoid()) {
-    Diags.error(F->Loc, "task function '" + F->Name + "' must return void, not " + quoted(Ret));
+    Error(F->Loc, "task function '" + F->Name + "' must return void, not " + quoted(Ret));
     Ok = false;
   }
   if (Flags.Export && Ret->isVarying()) {
-    Diags.error(F->Loc, "export function '" + F->Name + "' must return a uniform value, not " +
+    Error(F->Loc, "export function '" + F->Name + "' must return a uniform value, not " +
                             quoted(Ret));
     Ok = false;
   }
   if (Ret->isArray()) {
-    Diags.error(F->Loc, "function '" + F->Name + "' cannot return an array");
+    Error(F->Loc, "function '" + F->Name + "' cannot return an array");
     Ok = false;
   }
   if (ParamTypes.size() != F->Params.size())
@@ -250,7 +258,13 @@ void Sema::declareFunction(FunctionDecl *F) {
   Scope &Global = Scopes.front();
   auto Existing = Global.Names.find(F->Name);
   if (Existing != Global.Names.end() && !llvm::isa<FunctionDecl>(Existing->second)) {
-    declareName(F); // reports the clash
+    Decl *Prev = Existing->second;
+    if (isBuiltin(Prev)) {
+      Error(F->Loc, "cannot redeclare built-in '" + F->Name + "'");
+    } else {
+      Error(F->Loc, "redefinition of '" + F->Name + "'");
+      Note(Prev->Loc, "previous declaration of '" + F->Name + "' is here");
+    }
     return;
   }
   std::vector<FunctionDecl *> &Set = Functions[F->Name];
@@ -263,29 +277,26 @@ void Sema::declareFunction(FunctionDecl *F) {
       bool Exported = Flags.Export || G->flags().Export;
       bool ExternC = Flags.ExternC || G->flags().ExternC;
       if (Exported || ExternC) {
-        Diags.error(F->Loc, std::string(Exported ? "export" : "extern \"C\"") + " function '" +
+        Error(F->Loc, std::string(Exported ? "export" : "extern \"C\"") + " function '" +
                                 F->Name + "' cannot be overloaded");
-        if (G->Loc.isValid())
-          Diags.note(G->Loc, "previous declaration of '" + F->Name + "' is here");
+        Note(G->Loc, "previous declaration of '" + F->Name + "' is here");
         return;
       }
       continue;
     }
     if (G->Ty != F->Ty) {
-      Diags.error(F->Loc, "conflicting types for '" + F->Name + "': " + quoted(F->Ty) +
+      Error(F->Loc, "conflicting types for '" + F->Name + "': " + quoted(F->Ty) +
                               " vs " + quoted(G->Ty));
-      if (G->Loc.isValid())
-        Diags.note(G->Loc, "previous declaration of '" + F->Name + "' is here");
+      Note(G->Loc, "previous declaration of '" + F->Name + "' is here");
       return;
     }
     if (F->Body && G->Body) {
-      Diags.error(F->Loc, "redefinition of '" + F->Name + "'");
-      if (G->Loc.isValid())
-        Diags.note(G->Loc, "previous definition of '" + F->Name + "' is here");
+      Error(F->Loc, "redefinition of '" + F->Name + "'");
+      Note(G->Loc, "previous definition of '" + F->Name + "' is here");
       return;
     }
     if (F->Body && G->IsStdlib && !F->IsStdlib) {
-      Diags.error(F->Loc, "'" + F->Name + "' is a standard library function and cannot be "
+      Error(F->Loc, "'" + F->Name + "' is a standard library function and cannot be "
                                           "redefined");
       return;
     }
@@ -313,6 +324,12 @@ void Sema::checkTopLevel(Decl *D) {
   }
   case Decl::FunctionDeclKind: {
     auto *F = llvm::cast<FunctionDecl>(D);
+    for (const PendingDiag &P : PendingDiags[F]) {
+      if (P.IsNote)
+        Diags.note(P.Loc, P.Message);
+      else
+        Diags.error(P.Loc, P.Message);
+    }
     if (F->Body && Checked.count(F))
       checkFunctionBody(F);
     break;

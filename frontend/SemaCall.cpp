@@ -137,7 +137,7 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
   auto ArgTypes = [&] {
     std::string S;
     for (size_t I = 0; I < E->Args.size(); ++I)
-      S += (I ? ", " : "") + typeName(rvalueTypeOf(*this, E->Args[I]));
+      S += (I ? ", " : "") + quoted(rvalueTypeOf(*this, E->Args[I]));
     return "(" + S + ")";
   };
   auto NoteCandidates = [&](const std::vector<FunctionDecl *> &List) {

@@ -202,7 +202,17 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
     auto Seq = DeclSeq.find(Root);
     uint64_t DeclaredAt = Seq == DeclSeq.end() ? 0 : Seq->second;
     if (R && DeclaredAt < R->StartSeq) {
-      Diags.error(E->Loc,
+      // Point at the variable's name inside `a[i].x`.
+      const Expr *Name = E;
+      while (!llvm::isa<DeclRefExpr>(Name)) {
+        if (auto *M = llvm::dyn_cast<MemberExpr>(Name))
+          Name = M->Base;
+        else if (auto *I = llvm::dyn_cast<IndexExpr>(Name))
+          Name = I->Base;
+        else
+          break;
+      }
+      Diags.error(Name->Loc,
                   "assignment to uniform variable '" + Root->Name + "' under varying control flow");
       if (Root->Loc.isValid())
         Diags.note(Root->Loc, "'" + Root->Name + "' is declared outside the varying control flow");
