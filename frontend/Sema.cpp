@@ -190,7 +190,6 @@ void Sema::declareFunction(FunctionDecl *F) {
   if (!F->Ty || !F->Ty->isFunction())
     return;
   const FunctionFlags &Flags = F->Ty->getFunctionFlags();
-  bool Ok = true;
   std::vector<PendingDiag> &Pending = PendingDiags[F];
   auto Error = [&](SourceLoc Loc, std::string Msg) {
     Pending.push_back({false, Loc, std::move(Msg)});
@@ -212,7 +211,6 @@ void Sema::declareFunction(FunctionDecl *F) {
     if (!Written && I < F->Ty->getParamTypes().size())
       Written = F->Ty->getParamTypes()[I];
     if (!Written) {
-      Ok = false;
       continue;
     }
     const Type *T = bindDeclType(Written, Variability::Varying);
@@ -223,36 +221,33 @@ void Sema::declareFunction(FunctionDecl *F) {
                                        : "parameter '" + P->Name + "'";
     if (T->isVoid()) {
       Error(P->Loc, What + " has type 'void'");
-      Ok = false;
     } else if (P->IsShared) {
       Error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
                           "global scope");
-      Ok = false;
     }
     if (Flags.Export && T->isVarying()) {
       Error(P->Loc, What + " of export function '" + F->Name + "' must be uniform, not " +
                               quoted(T));
-      Ok = false;
     }
     ParamTypes.push_back(T);
   }
   const Type *Ret = bindDeclType(F->Ty->getReturnType(), Variability::Varying);
   if (Flags.Task && !Ret->isVoid()) {
     Error(F->Loc, "task function '" + F->Name + "' must return void, not " + quoted(Ret));
-    Ok = false;
   }
   if (Flags.Export && Ret->isVarying()) {
     Error(F->Loc, "export function '" + F->Name + "' must return a uniform value, not " +
                             quoted(Ret));
-    Ok = false;
   }
   if (Ret->isArray()) {
     Error(F->Loc, "function '" + F->Name + "' cannot return an array");
-    Ok = false;
   }
   if (ParamTypes.size() != F->Params.size())
     return; // a parameter without a type was reported by the parser
   F->Ty = Types.getFunction(Ret, ParamTypes, Flags);
+  // Bound: the body can be checked and calls can be resolved, even when the
+  // signature broke a rule (that error is reported once, here).
+  Checked.insert(F);
 
   // Redeclaration, redefinition and overloading.
   Scope &Global = Scopes.front();
@@ -303,15 +298,11 @@ void Sema::declareFunction(FunctionDecl *F) {
     // A prototype and its definition: later calls resolve to the definition.
     if (F->Body)
       G = F;
-    if (Ok)
-      Checked.insert(F);
     return;
   }
   Set.push_back(F);
   if (Existing == Global.Names.end())
     Global.Names[F->Name] = F;
-  if (Ok)
-    Checked.insert(F);
 }
 
 void Sema::checkTopLevel(Decl *D) {
@@ -330,7 +321,13 @@ void Sema::checkTopLevel(Decl *D) {
       else
         Diags.error(P.Loc, P.Message);
     }
-    if (F->Body && Checked.count(F))
+    if (!Checked.count(F))
+      break;
+    // Default arguments are checked in the global scope, at the declaration.
+    for (VarDecl *P : F->Params)
+      if (P && P->Init && P->Ty && checkRValue(P->Init))
+        convert(P->Init, unqualified(P->Ty), ConvContext(ConvContext::Init, P->Name));
+    if (F->Body)
       checkFunctionBody(F);
     break;
   }
@@ -426,8 +423,15 @@ void Sema::checkVarDecl(VarDecl *V) {
   if (Ok && !checkObjectType(T, V->Loc, What, /*AllowUnsized=*/false))
     Ok = false;
   V->Ty = Ok ? T : nullptr;
-  if (V->Ty && V->Init)
+  if (V->Ty && V->Init) {
     checkInitializer(V);
+    // Remember the value of an integer constant now, so that later uses fold
+    // without walking a chain of constants recursively.
+    if (V->Ty->isConst() && (V->Ty->isInteger() || V->Ty->isEnum() || V->Ty->isBool()) &&
+        V->Init->Ty)
+      if (std::optional<int64_t> C = evalIntConst(V->Init))
+        ConstValues[V] = *C;
+  }
   else if (V->Init && !llvm::isa<InitListExpr>(V->Init))
     checkExpr(V->Init); // still report errors inside the initializer
   declareName(V);
@@ -519,8 +523,6 @@ void Sema::checkFunctionBody(FunctionDecl *F) {
     if (!P->Name.empty())
       declareName(P);
     declareVarSeq(P);
-    if (P->Init && P->Ty && checkRValue(P->Init))
-      convert(P->Init, unqualified(P->Ty), ConvContext{ConvContext::Init, P->Name});
   }
   checkCompound(F->Body, /*NewScope=*/false);
   popScope();

@@ -258,8 +258,9 @@ public:
     std::string Message;
   };
   std::unordered_map<const FunctionDecl *, std::vector<PendingDiag>> PendingDiags;
-  /// Guards constant evaluation against self-referential constants.
-  std::unordered_set<const Decl *> Evaluating;
+  /// Values of integer constants (`const uniform int N = 4;`), folded once at
+  /// their declaration.
+  std::unordered_map<const VarDecl *, int64_t> ConstValues;
 };
 
 } // namespace spmdc

@@ -323,13 +323,10 @@ std::optional<int64_t> Sema::evalIntConst(const Expr *E) {
       return std::nullopt;
     if (V->Builtin == BuiltinVar::ProgramCount)
       return int64_t(Target.GangWidth);
-    if (V->Builtin != BuiltinVar::None || !V->Ty || !V->Ty->isConst() || !V->Init ||
-        !isIntegralType(V->Ty) || Evaluating.count(V))
+    auto It = ConstValues.find(V);
+    if (It == ConstValues.end())
       return std::nullopt;
-    Evaluating.insert(V);
-    auto R = evalIntConst(V->Init);
-    Evaluating.erase(V);
-    return R;
+    return It->second;
   }
   case Expr::ImplicitCastExprKind: {
     auto *IC = llvm::cast<ImplicitCastExpr>(E);
