@@ -119,8 +119,8 @@ bool Sema::declareName(Decl *D) {
     Diags.error(D->Loc, "cannot redeclare built-in '" + D->Name + "'");
     return false;
   }
-  if (auto *V = llvm::dyn_cast<VarDecl>(D); V && V->IsParam && llvm::isa<VarDecl>(Prev) &&
-                                             llvm::cast<VarDecl>(Prev)->IsParam)
+  if (auto *V = llvm::dyn_cast<VarDecl>(D);
+      V && V->IsParam && llvm::isa<VarDecl>(Prev) && llvm::cast<VarDecl>(Prev)->IsParam)
     Diags.error(D->Loc, "redefinition of parameter '" + D->Name + "'");
   else
     Diags.error(D->Loc, "redefinition of '" + D->Name + "'");
@@ -217,17 +217,17 @@ void Sema::declareFunction(FunctionDecl *F) {
     if (T->isArray())
       T = Types.getPointer(T->getElementType(), Variability::Uniform);
     P->Ty = T;
-    std::string What = P->Name.empty() ? "parameter " + std::to_string(I + 1)
-                                       : "parameter '" + P->Name + "'";
+    std::string What =
+        P->Name.empty() ? "parameter " + std::to_string(I + 1) : "parameter '" + P->Name + "'";
     if (T->isVoid()) {
       Error(P->Loc, What + " has type 'void'");
     } else if (P->IsShared) {
       Error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
-                          "global scope");
+                    "global scope");
     }
     if (Flags.Export && T->isVarying()) {
-      Error(P->Loc, What + " of export function '" + F->Name + "' must be uniform, not " +
-                              quoted(T));
+      Error(P->Loc,
+            What + " of export function '" + F->Name + "' must be uniform, not " + quoted(T));
     }
     ParamTypes.push_back(T);
   }
@@ -236,8 +236,8 @@ void Sema::declareFunction(FunctionDecl *F) {
     Error(F->Loc, "task function '" + F->Name + "' must return void, not " + quoted(Ret));
   }
   if (Flags.Export && Ret->isVarying()) {
-    Error(F->Loc, "export function '" + F->Name + "' must return a uniform value, not " +
-                            quoted(Ret));
+    Error(F->Loc,
+          "export function '" + F->Name + "' must return a uniform value, not " + quoted(Ret));
   }
   if (Ret->isArray()) {
     Error(F->Loc, "function '" + F->Name + "' cannot return an array");
@@ -272,16 +272,16 @@ void Sema::declareFunction(FunctionDecl *F) {
       bool Exported = Flags.Export || G->flags().Export;
       bool ExternC = Flags.ExternC || G->flags().ExternC;
       if (Exported || ExternC) {
-        Error(F->Loc, std::string(Exported ? "export" : "extern \"C\"") + " function '" +
-                                F->Name + "' cannot be overloaded");
+        Error(F->Loc, std::string(Exported ? "export" : "extern \"C\"") + " function '" + F->Name +
+                          "' cannot be overloaded");
         Note(G->Loc, "previous declaration of '" + F->Name + "' is here");
         return;
       }
       continue;
     }
     if (G->Ty != F->Ty) {
-      Error(F->Loc, "conflicting types for '" + F->Name + "': " + quoted(F->Ty) +
-                              " vs " + quoted(G->Ty));
+      Error(F->Loc,
+            "conflicting types for '" + F->Name + "': " + quoted(F->Ty) + " vs " + quoted(G->Ty));
       Note(G->Loc, "previous declaration of '" + F->Name + "' is here");
       return;
     }
@@ -291,8 +291,9 @@ void Sema::declareFunction(FunctionDecl *F) {
       return;
     }
     if (F->Body && G->IsStdlib && !F->IsStdlib) {
-      Error(F->Loc, "'" + F->Name + "' is a standard library function and cannot be "
-                                          "redefined");
+      Error(F->Loc, "'" + F->Name +
+                        "' is a standard library function and cannot be "
+                        "redefined");
       return;
     }
     // A prototype and its definition: later calls resolve to the definition.
@@ -411,8 +412,8 @@ void Sema::checkVarDecl(VarDecl *V) {
   std::string What = "variable '" + V->Name + "'";
   bool Ok = true;
   if (V->IsShared && T->isVarying()) {
-    Diags.error(V->Loc, "shared variables must be uniform: '" + V->Name + "' has type " +
-                            quoted(T));
+    Diags.error(V->Loc,
+                "shared variables must be uniform: '" + V->Name + "' has type " + quoted(T));
     Ok = false;
   }
   (void)InFunction;
@@ -431,8 +432,7 @@ void Sema::checkVarDecl(VarDecl *V) {
         V->Init->Ty)
       if (std::optional<int64_t> C = evalIntConst(V->Init))
         ConstValues[V] = *C;
-  }
-  else if (V->Init && !llvm::isa<InitListExpr>(V->Init))
+  } else if (V->Init && !llvm::isa<InitListExpr>(V->Init))
     checkExpr(V->Init); // still report errors inside the initializer
   declareName(V);
   declareVarSeq(V);

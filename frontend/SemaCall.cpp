@@ -4,9 +4,9 @@
 // uniform->varying broadcast, a promotion (C's integer promotion, float
 // widening) or a conversion, possibly with a broadcast. The candidate needing
 // the fewest conversions, then the fewest promotions, then the fewest
-// broadcasts wins; a tie on that cost is an ambiguous call. In a `crev` call each argument is one lane's value, so arguments
-// rank as their uniform versions and a varying argument may feed a uniform
-// parameter (the back end extracts the lane).
+// broadcasts wins; a tie on that cost is an ambiguous call. In a `crev` call each argument is one
+// lane's value, so arguments rank as their uniform versions and a varying argument may feed a
+// uniform parameter (the back end extracts the lane).
 #include "frontend/SemaInternal.h"
 
 #include <array>
@@ -24,9 +24,8 @@ const Type *rvalueTypeOf(Sema &S, Expr *E) {
   if (T->isArray()) {
     Sema::LValueInfo Info = S.lvalueInfo(E);
     const Type *Storage = Info.Storage && Info.Storage->isArray() ? Info.Storage : T;
-    return S.Types.getPointer(Storage->getElementType(), Info.VaryingAddress
-                                                             ? Variability::Varying
-                                                             : Variability::Uniform);
+    return S.Types.getPointer(Storage->getElementType(),
+                              Info.VaryingAddress ? Variability::Varying : Variability::Uniform);
   }
   if (T->isFunction())
     return S.Types.getPointer(T, Variability::Uniform);
@@ -73,9 +72,9 @@ bool Sema::checkCallArgs(CallExpr *E, const Type *FnTy, const std::string &Name,
   if (E->Args.size() > PT.size() || E->Args.size() < Required) {
     Diags.error(E->Loc, std::string(E->Args.size() > PT.size() ? "too many" : "too few") +
                             " arguments in call to '" + Name + "': expected " +
-                            (Required == PT.size() ? std::to_string(PT.size())
-                                                   : std::to_string(Required) + " to " +
-                                                         std::to_string(PT.size())) +
+                            (Required == PT.size()
+                                 ? std::to_string(PT.size())
+                                 : std::to_string(Required) + " to " + std::to_string(PT.size())) +
                             ", have " + std::to_string(E->Args.size()));
     return false;
   }
@@ -286,8 +285,8 @@ bool Sema::checkCall(CallExpr *E) {
     break;
   case CallKind::Launch:
     if (!FnTy->getFunctionFlags().Task) {
-      Diags.error(E->Loc, "'launch' needs a task function, but '" + Name +
-                              "' is not declared 'task'");
+      Diags.error(E->Loc,
+                  "'launch' needs a task function, but '" + Name + "' is not declared 'task'");
       if (F && F->Loc.isValid())
         Diags.note(F->Loc, "'" + Name + "' is declared here");
       return false;
