@@ -386,6 +386,9 @@ std::optional<std::string> preprocess(const std::string &FileName, std::string_v
   // problem; we report it as an error and keep going, so one run lists them all.
   ClangDiags.setFatalsAsError(true);
   ClangDiags.setErrorLimit(0); // our DiagnosticEngine applies --error-limit
+  // With -w clang must not even produce its warnings: their notes would
+  // otherwise come out alone.
+  ClangDiags.setIgnoreAllWarnings(!Diags.areWarningsEnabled());
 
   clang::LangOptions LangOpts;
   LangOpts.C99 = 1;
