@@ -301,7 +301,7 @@ tag_name
 struct_specifier
   : KW_STRUCT tag_name
       <std::pair<spmdc::StructDecl *, bool>>{ $$ = structForDefinition(PS, $2, @2.Begin); }
-    '{' struct_fields '}'
+    '{' struct_fields struct_end
       {
         StructDecl *D = $3.first;
         D->Fields = std::move($5);
@@ -313,7 +313,7 @@ struct_specifier
       }
   | KW_STRUCT
       <spmdc::StructDecl *>{ $$ = PS.Ctx.makeDecl<StructDecl>(@1.Begin, std::string()); }
-    '{' struct_fields '}'
+    '{' struct_fields struct_end
       {
         $2->Fields = std::move($4);
         $2->IsComplete = true;
@@ -327,6 +327,12 @@ struct_specifier
                                                   : PS.Ctx.Types.getAtomic(Type::Int32),
                       "struct " + $2};
       }
+  ;
+
+/* An error before the closing brace recovers there, so the struct ends. */
+struct_end
+  : '}'
+  | error '}'
   ;
 
 struct_fields
