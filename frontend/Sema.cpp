@@ -423,6 +423,10 @@ void Sema::checkVarDecl(VarDecl *V) {
       T = Types.getArray(T->getElementType(), L->Elements.size());
   if (Ok && !checkObjectType(T, V->Loc, What, /*AllowUnsized=*/false))
     Ok = false;
+  if (Ok && T->isReference() && !V->Init && !V->IsParam) {
+    Diags.error(V->Loc, "reference '" + V->Name + "' must be initialized");
+    Ok = false;
+  }
   V->Ty = Ok ? T : nullptr;
   if (V->Ty && V->Init) {
     checkInitializer(V);
@@ -439,6 +443,18 @@ void Sema::checkVarDecl(VarDecl *V) {
 }
 
 void Sema::checkInitializer(VarDecl *V) {
+  if (V->Ty->isReference()) {
+    // A reference binds to an object of its type (adding const is fine).
+    const Type *Target = V->Ty->getPointee();
+    if (llvm::isa<InitListExpr>(V->Init) || !checkExpr(V->Init))
+      return;
+    if (!V->Init->IsLValue)
+      Diags.error(V->Init->Loc, "reference '" + V->Name + "' must be bound to an lvalue");
+    else if (!sameType(V->Init->Ty, Target) || (V->Init->Ty->isConst() && !Target->isConst()))
+      Diags.error(V->Init->Loc, "cannot bind " + quoted(V->Init->Ty) + " to reference '" + V->Name +
+                                    "' of type " + quoted(V->Ty));
+    return;
+  }
   if (auto *L = llvm::dyn_cast<InitListExpr>(V->Init)) {
     checkInitList(L, V->Ty, V->Name);
     return;
@@ -458,6 +474,10 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
   ConvContext Where{ConvContext::Init, VarName};
   bool Ok = true;
   auto CheckElement = [&](Expr *&E, const Type *ElemTy) {
+    if (!E) {
+      Ok = false;
+      return;
+    }
     if (auto *Sub = llvm::dyn_cast<InitListExpr>(E)) {
       Ok &= checkInitList(Sub, ElemTy, VarName);
       return;
@@ -474,7 +494,8 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
   if (T->isArray()) {
     uint64_t N = T->getArraySize();
     if (N && L->Elements.size() > N) {
-      Diags.error(L->Elements[N]->Loc, "too many initializers for " + quoted(T));
+      Diags.error(L->Elements[N] ? L->Elements[N]->Loc : L->Loc,
+                  "too many initializers for " + quoted(T));
       Ok = false;
     }
     for (size_t I = 0; I < L->Elements.size() && (I < N || !N); ++I)
@@ -486,7 +507,8 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
     if (!S)
       return false;
     if (L->Elements.size() > S->Fields.size()) {
-      Diags.error(L->Elements[S->Fields.size()]->Loc, "too many initializers for " + quoted(T));
+      Expr *Extra = L->Elements[S->Fields.size()];
+      Diags.error(Extra ? Extra->Loc : L->Loc, "too many initializers for " + quoted(T));
       Ok = false;
     }
     for (size_t I = 0; I < L->Elements.size() && I < S->Fields.size(); ++I) {
@@ -502,7 +524,7 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
   if (L->Elements.size() != 1) {
     Diags.error(L->Loc, "a brace initializer for " + quoted(T) + " must have exactly one element");
     for (Expr *&E : L->Elements)
-      if (!llvm::isa<InitListExpr>(E))
+      if (E && !llvm::isa<InitListExpr>(E))
         checkExpr(E);
     return false;
   }
