@@ -279,6 +279,11 @@ bool Sema::checkCall(CallExpr *E) {
     return false;
 
   const Type *Ret = FnTy->getReturnType();
+  if (E->Kind != CallKind::Launch && FnTy->getFunctionFlags().Task) {
+    // As in ISPC: a task runs only as part of a launch.
+    Diags.error(E->Loc, "task function '" + Name + "' must be called with 'launch'");
+    return false;
+  }
   switch (E->Kind) {
   case CallKind::Plain:
     E->Ty = Ret;
