@@ -1,5 +1,32 @@
 // Semantic analysis driver: built-ins, scopes, and the checks of declarations.
 //
+// Decisions where ISPC, C and the SPEC leave room (kept in one place here):
+// - Default variability as in ISPC: locals, globals, parameters and return
+//   types are varying; pointees uniform; literals uniform; array parameters
+//   become uniform pointers to their elements; struct members take the
+//   instance's variability; `sizeof(T)` binds an unqualified T to uniform
+//   (sizeof(float) == 4); an unqualified cast target takes the operand's
+//   variability (`(float)u` stays uniform).
+// - C's conversions: integer promotions and the usual arithmetic conversions
+//   are explicit ImplicitCastExprs; a varying value never becomes uniform
+//   implicitly, nor through an explicit cast.
+// - Assigning a uniform variable declared outside the varying control flow
+//   that encloses the assignment is an error (unlike ISPC). Varying control
+//   flow: if/while/for/do/switch/?:/&&/|| with a varying condition, foreach
+//   bodies, and code after a varying break/continue/return up to the end of
+//   the construct it leaves (lexically: the loop's increment and later
+//   iterations are not considered). everywhere/unmasked bodies turn all lanes
+//   on; foreach_active/foreach_unique bodies run once per lane/value, so they
+//   also allow uniform assignments (their purpose). Stores through pointers
+//   and references are never restricted.
+// - A uniform `return` under varying control flow is accepted with a warning.
+// - crev: arguments rank as their uniform versions; a varying argument may
+//   feed a uniform parameter; the result of a non-void crev call is varying.
+// - foreach variables are `const varying int32`, foreach_active's index is
+//   `const uniform int64`, foreach_unique's variable the const uniform version
+//   of the sequence's type; `break` may not target any foreach (as in ISPC).
+// - Task functions must return void and are only called through `launch`.
+//
 // The expression, call, statement and type helpers live in SemaExpr.cpp,
 // SemaCall.cpp, SemaStmt.cpp and SemaType.cpp; SemaInternal.h is their shared
 // state. Functions are declared in a first pass so that a body may call a
