@@ -469,7 +469,96 @@ void Sema::checkVarDecl(VarDecl *V) {
   declareVarSeq(V);
 }
 
+static bool isConstantInitializer(const Expr *E);
+
+/// A global object whose address is known at link time: `g`, `g.f`, `g[2]`.
+static bool isGlobalObject(const Expr *E) {
+  if (auto *Ref = llvm::dyn_cast<DeclRefExpr>(E)) {
+    auto *V = llvm::dyn_cast_or_null<VarDecl>(Ref->D);
+    return V && V->IsGlobal && V->Builtin == BuiltinVar::None;
+  }
+  if (auto *M = llvm::dyn_cast<MemberExpr>(E))
+    return !M->IsArrow && isGlobalObject(M->Base);
+  if (auto *I = llvm::dyn_cast<IndexExpr>(E))
+    return I->Base->Ty && I->Base->Ty->isArray() && isGlobalObject(I->Base) &&
+           isConstantInitializer(I->Index);
+  return false;
+}
+
+/// Whether a checked initializer can be computed at compile time: literals,
+/// enumerators, integer constants, operators and conversions of those,
+/// sizeof, brace lists of those, and addresses of globals.
+static bool isConstantInitializer(const Expr *E) {
+  if (!E)
+    return false;
+  switch (E->getKind()) {
+  case Expr::IntegerLiteralKind:
+  case Expr::FloatLiteralKind:
+  case Expr::BoolLiteralKind:
+  case Expr::NullLiteralKind:
+  case Expr::StringLiteralKind:
+  case Expr::SizeofExprKind:
+    return true;
+  case Expr::DeclRefExprKind: {
+    Decl *D = llvm::cast<DeclRefExpr>(E)->D;
+    if (llvm::isa_and_nonnull<EnumConstantDecl>(D))
+      return true;
+    auto *V = llvm::dyn_cast_or_null<VarDecl>(D);
+    if (V && V->Builtin == BuiltinVar::ProgramCount)
+      return true;
+    return V && V->Ty && V->Ty->isConst() && V->IsGlobal && isConstantInitializer(V->Init);
+  }
+  case Expr::ImplicitCastExprKind: {
+    auto *IC = llvm::cast<ImplicitCastExpr>(E);
+    if (IC->CK == CastKind::ArrayToPointer)
+      return isGlobalObject(IC->Operand);
+    return isConstantInitializer(IC->Operand);
+  }
+  case Expr::CastExprKind:
+    return isConstantInitializer(llvm::cast<CastExpr>(E)->Operand);
+  case Expr::UnaryExprKind: {
+    auto *U = llvm::cast<UnaryExpr>(E);
+    if (U->Op == UnaryOp::AddrOf) {
+      auto *Ref = llvm::dyn_cast<DeclRefExpr>(U->Operand);
+      return isGlobalObject(U->Operand) || (Ref && llvm::isa_and_nonnull<FunctionDecl>(Ref->D));
+    }
+    if (U->Op == UnaryOp::Plus || U->Op == UnaryOp::Minus || U->Op == UnaryOp::Not ||
+        U->Op == UnaryOp::BitNot)
+      return isConstantInitializer(U->Operand);
+    return false;
+  }
+  case Expr::BinaryExprKind: {
+    auto *B = llvm::cast<BinaryExpr>(E);
+    return B->Op != BinaryOp::Comma && isConstantInitializer(B->LHS) &&
+           isConstantInitializer(B->RHS);
+  }
+  case Expr::ConditionalExprKind: {
+    auto *C = llvm::cast<ConditionalExpr>(E);
+    return isConstantInitializer(C->Cond) && isConstantInitializer(C->Then) &&
+           isConstantInitializer(C->Else);
+  }
+  case Expr::InitListExprKind:
+    for (const Expr *El : llvm::cast<InitListExpr>(E)->Elements)
+      if (!isConstantInitializer(El))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
 void Sema::checkInitializer(VarDecl *V) {
+  unsigned ErrorsBefore = Diags.errorCount();
+  checkInitializerValue(V);
+  // Globals (and static locals) are initialized before any code runs.
+  bool Static = V->IsGlobal || V->Storage == StorageClass::Static;
+  if (Static && Diags.errorCount() == ErrorsBefore && !V->Ty->isReference() &&
+      !isConstantInitializer(V->Init))
+    Diags.error(V->Init->Loc, "initializer of " + std::string(V->IsGlobal ? "global" : "static") +
+                                  " variable '" + V->Name + "' is not a compile-time constant");
+}
+
+void Sema::checkInitializerValue(VarDecl *V) {
   if (V->Ty->isReference()) {
     // A reference binds to an object of its type (adding const is fine).
     const Type *Target = V->Ty->getPointee();

@@ -61,6 +61,7 @@ public:
   /// array of unknown size, non-positive size); `What` names the object.
   bool checkObjectType(const Type *T, SourceLoc Loc, const std::string &What, bool AllowUnsized);
   void checkInitializer(VarDecl *V);
+  void checkInitializerValue(VarDecl *V);
   bool checkInitList(InitListExpr *L, const Type *T, const std::string &VarName);
 
   struct Scope {
