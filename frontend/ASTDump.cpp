@@ -23,11 +23,21 @@ std::string escaped(const std::string &S) {
   std::string Out;
   for (unsigned char C : S) {
     switch (C) {
-    case '\n': Out += "\\n"; break;
-    case '\t': Out += "\\t"; break;
-    case '\r': Out += "\\r"; break;
-    case '\\': Out += "\\\\"; break;
-    case '"': Out += "\\\""; break;
+    case '\n':
+      Out += "\\n";
+      break;
+    case '\t':
+      Out += "\\t";
+      break;
+    case '\r':
+      Out += "\\r";
+      break;
+    case '\\':
+      Out += "\\\\";
+      break;
+    case '"':
+      Out += "\\\"";
+      break;
     default:
       if (C < 0x20 || C >= 0x7f) {
         Out += "\\x";
@@ -300,6 +310,11 @@ private:
     case Expr::ImplicitCastExprKind:
       OS << ' ' << castKindName(llvm::cast<ImplicitCastExpr>(E)->CK);
       break;
+    case Expr::SizeofExprKind:
+      // `sizeof(type)` shows the type on its line and has no child.
+      if (const Type *Of = llvm::cast<SizeofExpr>(E)->OfType)
+        OS << ' ' << typeText(Of);
+      break;
     default:
       break;
     }
@@ -308,11 +323,7 @@ private:
     if (E->IsLValue)
       OS << " lvalue";
     OS << '\n';
-    nested([&] {
-      if (auto *S = llvm::dyn_cast<SizeofExpr>(E); S && S->OfType)
-        line() << typeText(S->OfType) << '\n';
-      forEachChildExpr(E, [&](Expr *&C) { dump(C); });
-    });
+    nested([&] { forEachChildExpr(E, [&](Expr *&C) { dump(C); }); });
   }
 };
 

@@ -60,7 +60,10 @@ std::vector<FieldDecl> finishFields(ParserState &PS, DeclSpec &Spec,
 FunctionDecl *makeFunction(ParserState &PS, DeclSpec &Spec, Declarator &D, const Type *Ty);
 VarDecl *makeParam(ParserState &PS, DeclSpec &Spec, Declarator *D, Expr *Default, SourceLoc Loc);
 const Type *makeTypeName(ParserState &PS, DeclSpec &Spec, Declarator *D);
-StructDecl *structForDefinition(ParserState &PS, const std::string &Name, SourceLoc Loc);
+/// The struct a definition fills in, and whether it is new (not the
+/// completion of a forward declaration).
+std::pair<StructDecl *, bool> structForDefinition(ParserState &PS, const std::string &Name,
+                                                  SourceLoc Loc);
 StructDecl *structForReference(ParserState &PS, const std::string &Name, SourceLoc Loc);
 void takePendingTags(ParserState &PS, std::vector<Decl *> &Out);
 bool addChunk(ParserState &PS, Declarator &D, DeclChunk C);
@@ -131,11 +134,20 @@ using namespace spmdc;
 %precedence LOWER_THAN_ELSE
 %precedence KW_ELSE
 
+/* C's binary operators, loosest first. */
+%left OR_OP
+%left AND_OP
+%left '|'
+%left '^'
+%left '&'
+%left EQ_OP NE_OP
+%left '<' '>' LE_OP GE_OP
+%left SHL_OP SHR_OP
+%left '+' '-'
+%left '*' '/' '%'
+
 %type <spmdc::Expr *> primary_expression postfix_expression unary_expression cast_expression
-%type <spmdc::Expr *> multiplicative_expression additive_expression shift_expression
-%type <spmdc::Expr *> relational_expression equality_expression and_expression
-%type <spmdc::Expr *> exclusive_or_expression inclusive_or_expression logical_and_expression
-%type <spmdc::Expr *> logical_or_expression conditional_expression assignment_expression
+%type <spmdc::Expr *> binary_expression conditional_expression assignment_expression
 %type <spmdc::Expr *> expression expression_opt initializer default_argument_opt
 %type <std::vector<spmdc::Expr *>> argument_list argument_list_opt initializer_list
 %type <std::vector<spmdc::Expr *>> launch_counts print_arguments
@@ -203,9 +215,16 @@ function_definition
           $$ = makeFunction(PS, $1, $2, Ty);
           PS.Ctx.TU.Decls.push_back($$);
         }
+        // The parameters hide outer constants and type names in the body.
+        PS.pushScope();
+        if ($$)
+          for (VarDecl *P : $$->Params)
+            if (!P->Name.empty())
+              PS.declareConstant(P->Name, std::nullopt);
       }
     compound_statement
       {
+        PS.popScopesTo(1);
         if ($3)
           $3->Body = llvm::cast<CompoundStmt>($4);
       }
@@ -290,17 +309,20 @@ tag_name
 
 struct_specifier
   : KW_STRUCT tag_name
-      <spmdc::StructDecl *>{ $$ = structForDefinition(PS, $2, @2.Begin); }
-    '{' struct_fields '}'
+      <std::pair<spmdc::StructDecl *, bool>>{ $$ = structForDefinition(PS, $2, @2.Begin); }
+    '{' struct_fields struct_end
       {
-        $3->Fields = std::move($5);
-        $3->IsComplete = true;
-        PS.PendingTags.push_back($3);
-        $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getStruct($3), "struct " + $3->Name};
+        StructDecl *D = $3.first;
+        D->Fields = std::move($5);
+        D->IsComplete = true;
+        // A completed forward declaration is already in the AST.
+        if ($3.second)
+          PS.PendingTags.push_back(D);
+        $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getStruct(D), "struct " + D->Name};
       }
   | KW_STRUCT
       <spmdc::StructDecl *>{ $$ = PS.Ctx.makeDecl<StructDecl>(@1.Begin, std::string()); }
-    '{' struct_fields '}'
+    '{' struct_fields struct_end
       {
         $2->Fields = std::move($4);
         $2->IsComplete = true;
@@ -314,6 +336,12 @@ struct_specifier
                                                   : PS.Ctx.Types.getAtomic(Type::Int32),
                       "struct " + $2};
       }
+  ;
+
+/* An error before the closing brace recovers there, so the struct ends. */
+struct_end
+  : '}'
+  | error '}'
   ;
 
 struct_fields
@@ -477,6 +505,7 @@ direct_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @2.Begin;
         C.Size = $3;
+        C.SizeLoc = @3.Begin;
         CHUNK($$, C);
       }
   | direct_declarator '(' parameter_clause ')'
@@ -624,6 +653,7 @@ direct_abstract_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @1.Begin;
         C.Size = $2;
+        C.SizeLoc = @2.Begin;
         CHUNK($$, C);
       }
   | direct_abstract_declarator '[' ']'
@@ -641,6 +671,7 @@ direct_abstract_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @2.Begin;
         C.Size = $3;
+        C.SizeLoc = @3.Begin;
         CHUNK($$, C);
       }
   | '(' parameter_clause ')'
@@ -816,7 +847,7 @@ block_item
   ;
 
 /*===------------------------------------------------------------------===*
- * Expressions (C's precedence, loosest last)
+ * Expressions
  *===------------------------------------------------------------------===*/
 
 string_literals
@@ -945,91 +976,52 @@ cast_expression
       { $$ = PS.Ctx.makeExpr<CastExpr>(@1.Begin, $2, $4); EXPR_DEPTH($$); }
   ;
 
-multiplicative_expression
+/* Binary operators by precedence (declared at the top): one nonterminal
+   instead of a chain of ten keeps the parser from reducing through every
+   level for each operand. */
+binary_expression
   : cast_expression { $$ = $1; }
-  | multiplicative_expression '*' cast_expression
+  | binary_expression '*' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Mul, $1, $3); EXPR_DEPTH($$); }
-  | multiplicative_expression '/' cast_expression
+  | binary_expression '/' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Div, $1, $3); EXPR_DEPTH($$); }
-  | multiplicative_expression '%' cast_expression
+  | binary_expression '%' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Rem, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-additive_expression
-  : multiplicative_expression { $$ = $1; }
-  | additive_expression '+' multiplicative_expression
+  | binary_expression '+' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Add, $1, $3); EXPR_DEPTH($$); }
-  | additive_expression '-' multiplicative_expression
+  | binary_expression '-' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Sub, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-shift_expression
-  : additive_expression { $$ = $1; }
-  | shift_expression SHL_OP additive_expression
+  | binary_expression SHL_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Shl, $1, $3); EXPR_DEPTH($$); }
-  | shift_expression SHR_OP additive_expression
+  | binary_expression SHR_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Shr, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-relational_expression
-  : shift_expression { $$ = $1; }
-  | relational_expression '<' shift_expression
+  | binary_expression '<' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LT, $1, $3); EXPR_DEPTH($$); }
-  | relational_expression '>' shift_expression
+  | binary_expression '>' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::GT, $1, $3); EXPR_DEPTH($$); }
-  | relational_expression LE_OP shift_expression
+  | binary_expression LE_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LE, $1, $3); EXPR_DEPTH($$); }
-  | relational_expression GE_OP shift_expression
+  | binary_expression GE_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::GE, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-equality_expression
-  : relational_expression { $$ = $1; }
-  | equality_expression EQ_OP relational_expression
+  | binary_expression EQ_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::EQ, $1, $3); EXPR_DEPTH($$); }
-  | equality_expression NE_OP relational_expression
+  | binary_expression NE_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::NE, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-and_expression
-  : equality_expression { $$ = $1; }
-  | and_expression '&' equality_expression
+  | binary_expression '&' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::BitAnd, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-exclusive_or_expression
-  : and_expression { $$ = $1; }
-  | exclusive_or_expression '^' and_expression
+  | binary_expression '^' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::BitXor, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-inclusive_or_expression
-  : exclusive_or_expression { $$ = $1; }
-  | inclusive_or_expression '|' exclusive_or_expression
+  | binary_expression '|' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::BitOr, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-logical_and_expression
-  : inclusive_or_expression { $$ = $1; }
-  | logical_and_expression AND_OP inclusive_or_expression
-      {
-        $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LogicalAnd, $1, $3);
-        EXPR_DEPTH($$);
-      }
-  ;
-
-logical_or_expression
-  : logical_and_expression { $$ = $1; }
-  | logical_or_expression OR_OP logical_and_expression
-      {
-        $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LogicalOr, $1, $3);
-        EXPR_DEPTH($$);
-      }
+  | binary_expression AND_OP binary_expression
+      { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LogicalAnd, $1, $3); EXPR_DEPTH($$); }
+  | binary_expression OR_OP binary_expression
+      { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LogicalOr, $1, $3); EXPR_DEPTH($$); }
   ;
 
 conditional_expression
-  : logical_or_expression { $$ = $1; }
-  | logical_or_expression '?' expression ':' conditional_expression
+  : binary_expression { $$ = $1; }
+  | binary_expression '?' expression ':' conditional_expression
       { $$ = PS.Ctx.makeExpr<ConditionalExpr>(@2.Begin, $1, $3, $5); EXPR_DEPTH($$); }
   ;
 
@@ -1130,7 +1122,8 @@ void Parser::report_syntax_error(const context &Ctx) const {
       Msg += tokenName(Tok);
       break;
     }
-    enum { MaxExpected = 5 };
+    // Up to six alternatives are worth listing; more would be noise.
+    enum { MaxExpected = 7 };
     symbol_kind_type Expected[MaxExpected];
     int N = Ctx.expected_tokens(Expected, MaxExpected);
     if (N > 0 && N < MaxExpected) {
@@ -1545,9 +1538,9 @@ const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator 
       if (C.Size) {
         std::optional<int64_t> V = PS.foldConstant(C.Size);
         if (!V)
-          PS.error(C.Size->Loc, "array size must be an integer constant expression");
+          PS.error(C.SizeLoc, "array size must be an integer constant expression");
         else if (*V <= 0)
-          PS.error(C.Size->Loc, "array size must be positive");
+          PS.error(C.SizeLoc, "array size must be positive");
         else
           Size = static_cast<uint64_t>(*V);
       }
@@ -1622,6 +1615,12 @@ std::vector<Decl *> finishDeclaration(ParserState &PS, DeclSpec &Spec,
       const Type *Old = PS.lookupTypeNameInCurrentScope(D.Name);
       if (Old && Old != T)
         PS.error(D.Loc, "redefinition of '" + D.Name + "' as a different type");
+      // `typedef struct { ... } S;` gives the anonymous struct (or enum) the
+      // typedef's name, as C++ does, so that messages and headers can name it.
+      if (T->isStruct() && T->getStructDecl()->Name.empty())
+        T->getStructDecl()->Name = D.Name;
+      else if (T->isEnum() && T->getEnumDecl()->Name.empty())
+        T->getEnumDecl()->Name = D.Name;
       Out.push_back(PS.Ctx.makeDecl<TypedefDecl>(D.Loc, D.Name, T));
       PS.declareTypeName(D.Name, T);
       continue;
@@ -1684,18 +1683,18 @@ const Type *makeTypeName(ParserState &PS, DeclSpec &Spec, Declarator *D) {
   return D ? applyDeclarator(PS, Base, *D, FunctionFlags()) : Base;
 }
 
-StructDecl *structForDefinition(ParserState &PS, const std::string &Name, SourceLoc Loc) {
+std::pair<StructDecl *, bool> structForDefinition(ParserState &PS, const std::string &Name,
+                                                  SourceLoc Loc) {
   if (const Type *T = PS.lookupTypeNameInCurrentScope(Name)) {
     if (T->isStruct() && !T->getStructDecl()->IsComplete) {
-      // Completes the forward declaration, which is already in the AST.
       T->getStructDecl()->Loc = Loc;
-      return T->getStructDecl();
+      return {T->getStructDecl(), false};
     }
     PS.error(Loc, "redefinition of '" + Name + "'");
   }
   auto *D = PS.Ctx.makeDecl<StructDecl>(Loc, Name);
   PS.declareTypeName(Name, PS.Ctx.Types.getStruct(D));
-  return D;
+  return {D, true};
 }
 
 StructDecl *structForReference(ParserState &PS, const std::string &Name, SourceLoc Loc) {
