@@ -501,8 +501,8 @@ static bool isConstantInitializer(const Expr *E) {
     return true;
   case Expr::DeclRefExprKind: {
     Decl *D = llvm::cast<DeclRefExpr>(E)->D;
-    if (llvm::isa_and_nonnull<EnumConstantDecl>(D))
-      return true;
+    if (llvm::isa_and_nonnull<EnumConstantDecl>(D) || llvm::isa_and_nonnull<FunctionDecl>(D))
+      return true; // an enumerator, or a function's address
     auto *V = llvm::dyn_cast_or_null<VarDecl>(D);
     if (V && V->Builtin == BuiltinVar::ProgramCount)
       return true;
