@@ -120,7 +120,7 @@ using namespace spmdc;
 %token KW_CASE "'case'" KW_DEFAULT "'default'" KW_CIF "'cif'" KW_CFOR "'cfor'"
 %token KW_CWHILE "'cwhile'" KW_CDO "'cdo'" KW_FOREACH "'foreach'"
 %token KW_FOREACH_TILED "'foreach_tiled'" KW_FOREACH_ACTIVE "'foreach_active'"
-%token KW_FOREACH_UNIQUE "'foreach_unique'" KW_IN "'in'" KW_EVERYWHERE "'everywhere'"
+%token KW_FOREACH_UNIQUE "'foreach_unique'" KW_EVERYWHERE "'everywhere'"
 %token KW_CREV "'crev'" KW_LAUNCH "'launch'" KW_SYNC "'sync'" KW_ASSERT "'assert'"
 %token KW_PRINT "'print'" KW_SIZEOF "'sizeof'" KW_TRUE "'true'" KW_FALSE "'false'"
 %token KW_NULL "'NULL'"
@@ -742,8 +742,12 @@ statement
         $$ = PS.Ctx.makeStmt<ForeachActiveStmt>(@1.Begin, V, $5);
         STMT_DEPTH($$);
       }
-  | KW_FOREACH_UNIQUE '(' IDENT KW_IN expression ')' statement
+  | KW_FOREACH_UNIQUE '(' IDENT IDENT expression ')' statement
       {
+        // `in` is a keyword only here (as in ISPC): elsewhere it is a name.
+        if ($4 != "in")
+          PS.Diags.error(@4.Begin, "expected 'in' after the variable of 'foreach_unique', not '" +
+                                       $4 + "'");
         // The variable's type is the sequence's element type, which sema knows.
         auto *V = PS.Ctx.makeDecl<VarDecl>(@3.Begin, $3, nullptr);
         $$ = PS.Ctx.makeStmt<ForeachUniqueStmt>(@1.Begin, V, $5, $7);
