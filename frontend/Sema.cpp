@@ -469,10 +469,8 @@ void Sema::checkVarDecl(VarDecl *V) {
   declareVarSeq(V);
 }
 
-static bool isConstantInitializer(const Expr *E);
-
 /// A global object whose address is known at link time: `g`, `g.f`, `g[2]`.
-static bool isGlobalObject(const Expr *E) {
+bool Sema::isGlobalObject(const Expr *E) {
   if (auto *Ref = llvm::dyn_cast<DeclRefExpr>(E)) {
     auto *V = llvm::dyn_cast_or_null<VarDecl>(Ref->D);
     return V && V->IsGlobal && V->Builtin == BuiltinVar::None;
@@ -488,7 +486,7 @@ static bool isGlobalObject(const Expr *E) {
 /// Whether a checked initializer can be computed at compile time: literals,
 /// enumerators, integer constants, operators and conversions of those,
 /// sizeof, brace lists of those, and addresses of globals.
-static bool isConstantInitializer(const Expr *E) {
+bool Sema::isConstantInitializer(const Expr *E) {
   if (!E)
     return false;
   switch (E->getKind()) {
@@ -506,7 +504,8 @@ static bool isConstantInitializer(const Expr *E) {
     auto *V = llvm::dyn_cast_or_null<VarDecl>(D);
     if (V && V->Builtin == BuiltinVar::ProgramCount)
       return true;
-    return V && V->Ty && V->Ty->isConst() && V->IsGlobal && isConstantInitializer(V->Init);
+    // Decided once per variable, at its declaration (no walk down chains).
+    return V && V->Ty && V->Ty->isConst() && ConstantInitVars.count(V);
   }
   case Expr::ImplicitCastExprKind: {
     auto *IC = llvm::cast<ImplicitCastExpr>(E);
@@ -552,8 +551,12 @@ void Sema::checkInitializer(VarDecl *V) {
   checkInitializerValue(V);
   // Globals (and static locals) are initialized before any code runs.
   bool Static = V->IsGlobal || V->Storage == StorageClass::Static;
-  if (Static && Diags.errorCount() == ErrorsBefore && !V->Ty->isReference() &&
-      !isConstantInitializer(V->Init))
+  if (Diags.errorCount() != ErrorsBefore || V->Ty->isReference())
+    return;
+  bool Constant = isConstantInitializer(V->Init);
+  if (Constant && V->IsGlobal)
+    ConstantInitVars.insert(V);
+  if (Static && !Constant)
     Diags.error(V->Init->Loc, "initializer of " + std::string(V->IsGlobal ? "global" : "static") +
                                   " variable '" + V->Name + "' is not a compile-time constant");
 }

@@ -62,6 +62,10 @@ public:
   bool checkObjectType(const Type *T, SourceLoc Loc, const std::string &What, bool AllowUnsized);
   void checkInitializer(VarDecl *V);
   void checkInitializerValue(VarDecl *V);
+  /// Whether a checked initializer can be computed at compile time.
+  bool isConstantInitializer(const Expr *E);
+  /// A global object whose address is known at link time: `g`, `g.f`, `g[2]`.
+  bool isGlobalObject(const Expr *E);
   bool checkInitList(InitListExpr *L, const Type *T, const std::string &VarName);
 
   struct Scope {
@@ -267,6 +271,8 @@ public:
   /// Values of integer constants (`const uniform int N = 4;`), folded once at
   /// their declaration.
   std::unordered_map<const VarDecl *, int64_t> ConstValues;
+  /// Globals whose initializer is a compile-time constant.
+  std::unordered_set<const VarDecl *> ConstantInitVars;
 };
 
 } // namespace spmdc
