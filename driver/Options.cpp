@@ -18,6 +18,7 @@ static std::optional<EmitKind> parseEmit(llvm::StringRef Name) {
   return llvm::StringSwitch<std::optional<EmitKind>>(Name)
       .Case("ast", EmitKind::Ast)
       .Case("spmd-ir", EmitKind::SpmdIR)
+      .Case("spmd-ir-masked", EmitKind::SpmdIRMasked)
       .Case("llvm", EmitKind::LLVMText)
       .Case("bc", EmitKind::LLVMBitcode)
       .Case("asm", EmitKind::Asm)
@@ -127,7 +128,7 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       auto K = parseEmit(V);
       if (!K)
         return fail("unknown --emit kind '" + V +
-                    "' (expected ast, spmd-ir, llvm, bc, asm, obj or ptx)");
+                    "' (expected ast, spmd-ir, spmd-ir-masked, llvm, bc, asm, obj or ptx)");
       O.Emit = *K;
       O.EmitKindGiven = true;
     })
@@ -177,7 +178,7 @@ void printHelp(llvm::raw_ostream &OS) {
         "  -U<name>            undefine a preprocessor macro\n"
         "  -I<dir>             add a directory to the #include search path\n"
         "  --syntax-only       check the program and stop\n"
-        "  --emit=<kind>       ast | spmd-ir | llvm | bc | asm | obj | ptx\n"
+        "  --emit=<kind>       ast | spmd-ir | spmd-ir-masked | llvm | bc | asm | obj | ptx\n"
         "  --emit-llvm         LLVM bitcode (same as --emit=bc)\n"
         "  --emit-asm          assembly (same as --emit=asm)\n"
         "  --dump-stdlib       with --emit=ast, also dump the standard library prelude\n"

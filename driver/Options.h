@@ -10,7 +10,17 @@
 namespace spmdc {
 
 /// What the compiler writes. Ast and None stop after the front end.
-enum class EmitKind { None, Ast, SpmdIR, LLVMText, LLVMBitcode, Asm, Object, PTX };
+enum class EmitKind {
+  None,
+  Ast,
+  SpmdIR,       ///< the SPMD IR as lowered, before the divergence transform
+  SpmdIRMasked, ///< the SPMD IR after the divergence transform
+  LLVMText,
+  LLVMBitcode,
+  Asm,
+  Object,
+  PTX
+};
 
 struct CompilerOptions {
   std::string Input;        ///< source file, "-" for standard input

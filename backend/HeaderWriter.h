@@ -1,0 +1,18 @@
+// Writes the C/C++ header (`-h`) declaring a module's export functions.
+#pragma once
+
+#include <string>
+
+namespace spmdc {
+
+class DiagnosticEngine;
+namespace ir {
+class Module;
+}
+
+/// Declares every export function with C types (namespace `spmd` in C++, plain
+/// C otherwise), and the structs they use. False (with an error) if the file
+/// cannot be written or a parameter type has no C equivalent.
+bool writeHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &Diags);
+
+} // namespace spmdc

@@ -1,0 +1,953 @@
+// SPMD IR (after the divergence transform) -> LLVM IR for one target.
+//
+// Uniform values are LLVM scalars, varying values vectors of the gang width,
+// masks <W x i1>. Memory holds bools as bytes. Masked memory operations map to
+// LLVM's masked intrinsics, except stores into local slots, which blend so
+// that mem2reg can still promote the slot.
+#include "backend/LLVMEmitter.h"
+
+#include "backend/TargetInfo.h"
+#include "frontend/AST.h"
+#include "frontend/Diagnostics.h"
+#include "ir/IR.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <map>
+
+namespace spmdc {
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Target,
+                                                         unsigned OptLevel,
+                                                         DiagnosticEngine &Diags) {
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
+  std::string TripleName, CPU, Features;
+  if (Target.isGPU()) {
+    TripleName = "nvptx64-nvidia-cuda";
+    CPU = Target.ISA;
+    Features = "+ptx80";
+  } else {
+    TripleName = "x86_64-unknown-linux-gnu";
+    if (Target.ISA == "sse4")
+      CPU = "corei7";
+    else if (Target.ISA == "avx2")
+      CPU = "haswell";
+    else
+      CPU = "skylake-avx512";
+  }
+  llvm::Triple TT(TripleName);
+  std::string Error;
+  const llvm::Target *T = llvm::TargetRegistry::lookupTarget(TT, Error);
+  if (!T) {
+    Diags.errorNoLoc("LLVM has no back end for '" + TripleName + "': " + Error);
+    return nullptr;
+  }
+  llvm::TargetOptions Options;
+  auto Level = OptLevel == 0   ? llvm::CodeGenOptLevel::None
+               : OptLevel == 1 ? llvm::CodeGenOptLevel::Less
+               : OptLevel == 2 ? llvm::CodeGenOptLevel::Default
+                               : llvm::CodeGenOptLevel::Aggressive;
+  return std::unique_ptr<llvm::TargetMachine>(T->createTargetMachine(
+      TT, CPU, Features, Options, llvm::Reloc::PIC_, std::nullopt, Level));
+}
+
+namespace {
+
+using ir::OpCode;
+
+class Emitter {
+public:
+  Emitter(ir::Module &M, const TargetInfo &Target, llvm::TargetMachine &TM,
+          llvm::LLVMContext &Ctx, DiagnosticEngine &Diags)
+      : IRM(M), Target(Target), Ctx(Ctx), Diags(Diags), W(Target.GangWidth),
+        Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx) {
+    Mod->setTargetTriple(TM.getTargetTriple());
+    Mod->setDataLayout(TM.createDataLayout());
+  }
+
+  std::unique_ptr<llvm::Module> run() {
+    for (auto &G : IRM.Globals)
+      declareGlobal(*G);
+    for (auto &F : IRM.Functions)
+      if (!F->IsStdlib)
+        declareFunction(*F);
+    for (auto &F : IRM.Functions)
+      if (F->Body)
+        defineFunction(*F);
+    for (auto &F : IRM.Functions)
+      if (F->Body && F->flags().Export)
+        defineExportWrapper(*F);
+    if (Diags.hasErrors())
+      return nullptr;
+    std::string Err;
+    llvm::raw_string_ostream OS(Err);
+    if (llvm::verifyModule(*Mod, &OS)) {
+      Diags.errorNoLoc("internal error: generated LLVM IR does not verify: " + Err);
+      return nullptr;
+    }
+    return std::move(Mod);
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Types
+  //===--------------------------------------------------------------------===//
+
+  llvm::Type *scalarType(const Type *T, bool InMemory) {
+    switch (T->getKind()) {
+    case Type::Void:
+      return B.getVoidTy();
+    case Type::Bool:
+      return InMemory ? B.getInt8Ty() : B.getInt1Ty();
+    case Type::Int8:
+    case Type::UInt8:
+      return B.getInt8Ty();
+    case Type::Int16:
+    case Type::UInt16:
+      return B.getInt16Ty();
+    case Type::Int32:
+    case Type::UInt32:
+    case Type::Enum:
+      return B.getInt32Ty();
+    case Type::Int64:
+    case Type::UInt64:
+      return B.getInt64Ty();
+    case Type::Float16:
+      return B.getHalfTy();
+    case Type::Float:
+      return B.getFloatTy();
+    case Type::Double:
+      return B.getDoubleTy();
+    case Type::Pointer:
+    case Type::Function:
+      return B.getPtrTy();
+    default:
+      return nullptr;
+    }
+  }
+
+  /// The LLVM type of a value (`InMemory` false) or of its storage.
+  llvm::Type *llvmType(const Type *T, bool InMemory = false) {
+    if (T->isArray())
+      return llvm::ArrayType::get(llvmType(T->getElementType(), true), T->getArraySize());
+    if (T->isStruct())
+      return structType(T);
+    if (T->isReference())
+      return B.getPtrTy();
+    llvm::Type *S = scalarType(T, InMemory);
+    if (T->isVarying() && !T->isVoid())
+      return llvm::FixedVectorType::get(S, W);
+    return S;
+  }
+
+  llvm::StructType *structType(const Type *T) {
+    auto Key = std::make_pair(T->getStructDecl(), T->getVariability());
+    auto It = Structs.find(Key);
+    if (It != Structs.end())
+      return It->second;
+    auto *ST = llvm::StructType::create(
+        Ctx, std::string(T->isVarying() ? "v_" : "") + "struct." + T->getStructDecl()->Name);
+    Structs[Key] = ST;
+    std::vector<llvm::Type *> Fields;
+    for (const FieldDecl &FD : T->getStructDecl()->Fields)
+      Fields.push_back(
+          llvmType(IRM.Types.memberType(FD.Ty, T->getVariability()), /*InMemory=*/true));
+    ST->setBody(Fields);
+    return ST;
+  }
+
+  llvm::Type *maskType() { return llvm::FixedVectorType::get(B.getInt1Ty(), W); }
+
+  //===--------------------------------------------------------------------===//
+  // Declarations
+  //===--------------------------------------------------------------------===//
+
+  void declareGlobal(ir::Global &G) {
+    llvm::Type *T = llvmType(G.Ty, true);
+    llvm::Constant *Init = nullptr;
+    if (!G.IsExtern)
+      Init = G.InitInt.empty() ? llvm::Constant::getNullValue(T) : constantInit(G, T);
+    auto Linkage = G.IsExtern   ? llvm::GlobalValue::ExternalLinkage
+                   : G.IsStatic ? llvm::GlobalValue::InternalLinkage
+                                : llvm::GlobalValue::ExternalLinkage;
+    Globals[&G] = new llvm::GlobalVariable(*Mod, T, G.Ty->isConst(), Linkage, Init, G.Name);
+  }
+
+  llvm::Constant *constantInit(ir::Global &G, llvm::Type *T) {
+    size_t Next = 0;
+    std::function<llvm::Constant *(llvm::Type *)> Build = [&](llvm::Type *Ty) -> llvm::Constant * {
+      if (auto *AT = llvm::dyn_cast<llvm::ArrayType>(Ty)) {
+        std::vector<llvm::Constant *> Elts;
+        for (uint64_t I = 0; I < AT->getNumElements(); ++I)
+          Elts.push_back(Build(AT->getElementType()));
+        return llvm::ConstantArray::get(AT, Elts);
+      }
+      if (auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Ty))
+        return llvm::ConstantVector::getSplat(VT->getElementCount(),
+                                              Build(VT->getElementType()));
+      size_t I = Next < G.InitInt.size() ? Next++ : G.InitInt.size();
+      if (Ty->isFloatingPointTy())
+        return llvm::ConstantFP::get(Ty, I < G.InitFloat.size() ? G.InitFloat[I] : 0.0);
+      if (Ty->isIntegerTy())
+        return llvm::ConstantInt::get(Ty, I < G.InitInt.size() ? G.InitInt[I] : 0, true);
+      return llvm::Constant::getNullValue(Ty);
+    };
+    return Build(T);
+  }
+
+  llvm::Function *declareFunction(ir::Function &F) {
+    std::vector<llvm::Type *> Params;
+    for (auto &P : F.Params)
+      Params.push_back(llvmType(P->Ty));
+    auto *FT = llvm::FunctionType::get(llvmType(F.Ty->getReturnType()), Params, false);
+    std::string Name = F.flags().Export ? F.Symbol + "___masked" : F.Symbol;
+    auto Linkage = (F.IsStatic || (F.Body && !F.flags().ExternC && !F.flags().Export &&
+                                   !F.flags().Task && F.Symbol != "main"))
+                       ? llvm::GlobalValue::InternalLinkage
+                       : llvm::GlobalValue::ExternalLinkage;
+    if (!F.Body)
+      Linkage = llvm::GlobalValue::ExternalLinkage;
+    auto *LF = llvm::Function::Create(FT, Linkage, Name, *Mod);
+    Functions[&F] = LF;
+    return LF;
+  }
+
+  void defineExportWrapper(ir::Function &F) {
+    // The C entry: same parameters minus the mask, all lanes on.
+    llvm::Function *Masked = Functions[&F];
+    std::vector<llvm::Type *> Params;
+    for (size_t I = 1; I < F.Params.size(); ++I) {
+      const Type *T = F.Params[I]->Ty;
+      Params.push_back(T->isBool() ? B.getInt8Ty() : llvmType(T));
+    }
+    const Type *Ret = F.Ty->getReturnType();
+    llvm::Type *RetTy = Ret->isBool() ? B.getInt8Ty() : llvmType(Ret);
+    auto *FT = llvm::FunctionType::get(RetTy, Params, false);
+    auto *C = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
+    B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", C));
+    std::vector<llvm::Value *> Args = {llvm::ConstantInt::getTrue(maskType())};
+    for (size_t I = 1; I < F.Params.size(); ++I) {
+      llvm::Value *A = C->getArg(I - 1);
+      if (F.Params[I]->Ty->isBool())
+        A = B.CreateICmpNE(A, B.getInt8(0));
+      Args.push_back(A);
+    }
+    llvm::Value *R = B.CreateCall(Masked, Args);
+    if (Ret->isVoid())
+      B.CreateRetVoid();
+    else
+      B.CreateRet(Ret->isBool() ? B.CreateZExt(R, B.getInt8Ty()) : R);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Function bodies
+  //===--------------------------------------------------------------------===//
+
+  struct LoopBlocks {
+    llvm::BasicBlock *Continue, *Exit;
+  };
+
+  void defineFunction(ir::Function &F) {
+    Fn = Functions[&F];
+    CurIR = &F;
+    Values.clear();
+    Loops.clear();
+    auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", Fn);
+    AllocaIP = Entry;
+    B.SetInsertPoint(Entry);
+    for (size_t I = 0; I < F.Params.size(); ++I) {
+      Values[F.Params[I].get()] = Fn->getArg(I);
+      Fn->getArg(I)->setName(F.Params[I]->NameHint);
+    }
+    region(*F.Body);
+    // Falling off the end: return void, or an undefined value as C does.
+    if (!B.GetInsertBlock()->getTerminator()) {
+      if (Fn->getReturnType()->isVoidTy())
+        B.CreateRetVoid();
+      else
+        B.CreateRet(llvm::PoisonValue::get(Fn->getReturnType()));
+    }
+    // Blocks left empty after a jump get an unreachable terminator.
+    for (llvm::BasicBlock &BB : *Fn)
+      if (!BB.getTerminator()) {
+        B.SetInsertPoint(&BB);
+        B.CreateUnreachable();
+      }
+  }
+
+  void region(ir::Region &R) {
+    for (auto &O : R.Ops) {
+      if (B.GetInsertBlock()->getTerminator()) {
+        // Code after a jump: give it a block of its own (it is unreachable).
+        B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "dead", Fn));
+      }
+      op(*O);
+    }
+  }
+
+  llvm::Value *val(ir::Value *V) {
+    auto It = Values.find(V);
+    if (It != Values.end())
+      return It->second;
+    Diags.errorNoLoc("internal error: SPMD IR value used before its definition");
+    return llvm::PoisonValue::get(llvmType(V->Ty));
+  }
+
+  llvm::Value *mask(ir::Op &O) {
+    return O.Mask ? val(O.Mask) : llvm::ConstantInt::getTrue(maskType());
+  }
+
+  void set(ir::Op &O, llvm::Value *V) {
+    if (O.result())
+      Values[O.result()] = V;
+  }
+
+  bool unsupported(ir::Op &O, const std::string &What) {
+    Diags.error(O.Loc, What + " is not supported by the " + Target.Name +
+                           " code generator yet");
+    if (O.result())
+      set(O, llvm::PoisonValue::get(llvmType(O.result()->Ty)));
+    return false;
+  }
+
+  llvm::Value *splat(llvm::Value *V) { return B.CreateVectorSplat(W, V); }
+
+  /// Register <-> memory representation (bools are bytes in memory).
+  llvm::Value *fromMemory(llvm::Value *V, const Type *T) {
+    if (T->isBool())
+      return B.CreateICmpNE(V, llvm::Constant::getNullValue(V->getType()));
+    return V;
+  }
+  llvm::Value *toMemory(llvm::Value *V, const Type *T) {
+    if (T->isBool())
+      return B.CreateZExt(V, llvmType(T, true));
+    return V;
+  }
+
+  llvm::Align alignOf(llvm::Type *T) { return Mod->getDataLayout().getABITypeAlign(T); }
+
+  void op(ir::Op &O) {
+    switch (O.Code) {
+    case OpCode::ConstInt: {
+      llvm::Type *T = llvmType(O.result()->Ty);
+      set(O, llvm::ConstantInt::get(T, static_cast<uint64_t>(O.Imm), true));
+      return;
+    }
+    case OpCode::ConstFloat:
+      set(O, llvm::ConstantFP::get(llvmType(O.result()->Ty), O.FImm));
+      return;
+    case OpCode::ConstNull:
+      set(O, llvm::Constant::getNullValue(llvmType(O.result()->Ty)));
+      return;
+    case OpCode::Builtin:
+      return builtin(O);
+    case OpCode::Unary:
+      return unary(O);
+    case OpCode::Binary:
+      return binary(O);
+    case OpCode::Convert:
+      return convert(O);
+    case OpCode::Broadcast:
+      set(O, splat(val(O.Operands[0])));
+      return;
+    case OpCode::Select:
+      set(O, B.CreateSelect(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
+      return;
+    case OpCode::SizeOf:
+      set(O, B.getInt64(Mod->getDataLayout().getTypeAllocSize(llvmType(O.VarType, true))));
+      return;
+    case OpCode::Var: {
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      set(O, Entry.CreateAlloca(llvmType(O.VarType, true), nullptr, O.result()->NameHint));
+      return;
+    }
+    case OpCode::GlobalAddr:
+      set(O, Globals[O.GlobalRef]);
+      return;
+    case OpCode::FuncAddr:
+      set(O, Functions[O.Callee]);
+      return;
+    case OpCode::Load:
+      return load(O);
+    case OpCode::Store:
+      return store(O);
+    case OpCode::ElementAddr:
+      return elementAddr(O);
+    case OpCode::FieldAddr: {
+      ir::Value *Base = O.Operands[0];
+      llvm::Type *ST = llvmType(Base->Ty->getPointee(), true);
+      set(O, B.CreateGEP(ST, val(Base), {B.getInt32(0), B.getInt32(O.FieldIndex)}));
+      return;
+    }
+    case OpCode::Call:
+      return call(O);
+    case OpCode::If:
+      return ifOp(O);
+    case OpCode::Loop:
+      return loop(O);
+    case OpCode::Yield:
+      return; // read by loop()
+    case OpCode::Break:
+      B.CreateBr(Loops.back().Exit);
+      return;
+    case OpCode::Continue:
+      B.CreateBr(Loops.back().Continue);
+      return;
+    case OpCode::Return:
+      if (O.Operands.empty())
+        B.CreateRetVoid();
+      else
+        B.CreateRet(val(O.Operands[0]));
+      return;
+    case OpCode::MaskAllOn:
+      set(O, llvm::ConstantInt::getTrue(maskType()));
+      return;
+    case OpCode::Any:
+      set(O, B.CreateOrReduce(val(O.Operands[0])));
+      return;
+    case OpCode::All:
+      set(O, B.CreateAndReduce(val(O.Operands[0])));
+      return;
+    case OpCode::LaneCount:
+    case OpCode::FirstLane: {
+      llvm::Value *Bits = B.CreateBitCast(val(O.Operands[0]), B.getIntNTy(W));
+      llvm::Value *R =
+          O.Code == OpCode::LaneCount
+              ? B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits)
+              : B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Bits, B.getTrue());
+      set(O, B.CreateZExtOrTrunc(R, B.getInt32Ty()));
+      return;
+    }
+    case OpCode::LaneIsSet:
+    case OpCode::Extract:
+      set(O, B.CreateExtractElement(val(O.Operands[0]), val(O.Operands[1])));
+      return;
+    case OpCode::Insert:
+      set(O, B.CreateInsertElement(val(O.Operands[0]), val(O.Operands[2]), val(O.Operands[1])));
+      return;
+    case OpCode::Print:
+      unsupported(O, "'print'");
+      return;
+    case OpCode::Assert:
+      unsupported(O, "'assert'");
+      return;
+    case OpCode::Launch:
+      unsupported(O, "'launch'");
+      return;
+    case OpCode::Sync:
+      unsupported(O, "'sync'");
+      return;
+    case OpCode::Crev:
+    case OpCode::Foreach:
+    case OpCode::ForeachActive:
+    case OpCode::ForeachUnique:
+    case OpCode::Everywhere:
+    case OpCode::Unmasked:
+      Diags.error(O.Loc, std::string("internal error: '") + ir::opName(O.Code) +
+                             "' reached the back end before the divergence transform");
+      return;
+    }
+  }
+
+  void builtin(ir::Op &O) {
+    switch (O.BuiltinId) {
+    case BuiltinVar::ProgramIndex: {
+      std::vector<llvm::Constant *> Lanes;
+      for (unsigned I = 0; I < W; ++I)
+        Lanes.push_back(B.getInt32(I));
+      set(O, llvm::ConstantVector::get(Lanes));
+      return;
+    }
+    case BuiltinVar::ProgramCount:
+      set(O, B.getInt32(W));
+      return;
+    // On the CPU a block is one gang (SPEC 2.3). Outside a launched task
+    // there is one task: index 0 of 1.
+    case BuiltinVar::GangIndex:
+    case BuiltinVar::TaskIndex:
+    case BuiltinVar::TaskIndex0:
+    case BuiltinVar::TaskIndex1:
+    case BuiltinVar::TaskIndex2:
+    case BuiltinVar::BlockIndex:
+      if (CurIR->flags().Task)
+        return (void)unsupported(O, "task indices");
+      set(O, B.getInt32(0));
+      return;
+    case BuiltinVar::GangCount:
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::TaskCount0:
+    case BuiltinVar::TaskCount1:
+    case BuiltinVar::TaskCount2:
+    case BuiltinVar::BlockCount:
+      if (CurIR->flags().Task)
+        return (void)unsupported(O, "task counts");
+      set(O, B.getInt32(1));
+      return;
+    case BuiltinVar::None:
+      break;
+    }
+    unsupported(O, "this built-in");
+  }
+
+  void unary(ir::Op &O) {
+    llvm::Value *V = val(O.Operands[0]);
+    const Type *T = O.Operands[0]->Ty;
+    switch (O.UnOp) {
+    case UnaryOp::Minus:
+      set(O, T->isFloatingPoint() ? B.CreateFNeg(V) : B.CreateNeg(V));
+      return;
+    case UnaryOp::Not:
+    case UnaryOp::BitNot:
+      set(O, B.CreateNot(V));
+      return;
+    default:
+      unsupported(O, "this unary operator");
+    }
+  }
+
+  void binary(ir::Op &O) {
+    llvm::Value *L = val(O.Operands[0]), *R = val(O.Operands[1]);
+    const Type *T = O.Operands[0]->Ty;
+    bool Float = T->isFloatingPoint();
+    bool Signed = T->isSignedInteger() || T->isEnum();
+    using P = llvm::CmpInst::Predicate;
+    auto Cmp = [&](P FP, P SP, P UP) {
+      if (Float)
+        return B.CreateFCmp(FP, L, R);
+      return B.CreateICmp(Signed ? SP : UP, L, R);
+    };
+    // Integer division traps on x86 for a zero divisor, also in lanes that are
+    // off: give inactive garbage lanes a divisor of one.
+    auto SafeDivisor = [&]() -> llvm::Value * {
+      if (!R->getType()->isVectorTy())
+        return R;
+      llvm::Value *Zero = B.CreateICmpEQ(R, llvm::Constant::getNullValue(R->getType()));
+      return B.CreateSelect(Zero, llvm::ConstantInt::get(R->getType(), 1), R);
+    };
+    llvm::Value *Res = nullptr;
+    switch (O.BinOp) {
+    case BinaryOp::Add:
+      Res = Float ? B.CreateFAdd(L, R) : B.CreateAdd(L, R);
+      break;
+    case BinaryOp::Sub:
+      Res = Float ? B.CreateFSub(L, R) : B.CreateSub(L, R);
+      break;
+    case BinaryOp::Mul:
+      Res = Float ? B.CreateFMul(L, R) : B.CreateMul(L, R);
+      break;
+    case BinaryOp::Div:
+      Res = Float    ? B.CreateFDiv(L, R)
+            : Signed ? B.CreateSDiv(L, SafeDivisor())
+                     : B.CreateUDiv(L, SafeDivisor());
+      break;
+    case BinaryOp::Rem:
+      Res = Float    ? B.CreateFRem(L, R)
+            : Signed ? B.CreateSRem(L, SafeDivisor())
+                     : B.CreateURem(L, SafeDivisor());
+      break;
+    case BinaryOp::Shl:
+      Res = B.CreateShl(L, R);
+      break;
+    case BinaryOp::Shr:
+      Res = Signed ? B.CreateAShr(L, R) : B.CreateLShr(L, R);
+      break;
+    case BinaryOp::BitAnd:
+    case BinaryOp::LogicalAnd:
+      Res = B.CreateAnd(L, R);
+      break;
+    case BinaryOp::BitOr:
+    case BinaryOp::LogicalOr:
+      Res = B.CreateOr(L, R);
+      break;
+    case BinaryOp::BitXor:
+      Res = B.CreateXor(L, R);
+      break;
+    case BinaryOp::LT:
+      Res = Cmp(P::FCMP_OLT, P::ICMP_SLT, P::ICMP_ULT);
+      break;
+    case BinaryOp::GT:
+      Res = Cmp(P::FCMP_OGT, P::ICMP_SGT, P::ICMP_UGT);
+      break;
+    case BinaryOp::LE:
+      Res = Cmp(P::FCMP_OLE, P::ICMP_SLE, P::ICMP_ULE);
+      break;
+    case BinaryOp::GE:
+      Res = Cmp(P::FCMP_OGE, P::ICMP_SGE, P::ICMP_UGE);
+      break;
+    case BinaryOp::EQ:
+      Res = Cmp(P::FCMP_OEQ, P::ICMP_EQ, P::ICMP_EQ);
+      break;
+    case BinaryOp::NE:
+      Res = Cmp(P::FCMP_UNE, P::ICMP_NE, P::ICMP_NE);
+      break;
+    case BinaryOp::Comma:
+      Res = R;
+      break;
+    }
+    set(O, Res);
+  }
+
+  void convert(ir::Op &O) {
+    llvm::Value *V = val(O.Operands[0]);
+    const Type *From = O.Operands[0]->Ty, *To = O.result()->Ty;
+    llvm::Type *DstTy = llvmType(To);
+    bool SrcSigned = From->isSignedInteger() || From->isEnum();
+    bool DstSigned = To->isSignedInteger() || To->isEnum();
+    switch (O.Cast) {
+    case CastKind::ToBool:
+      if (From->isFloatingPoint())
+        set(O, B.CreateFCmpUNE(V, llvm::Constant::getNullValue(V->getType())));
+      else
+        set(O, B.CreateICmpNE(V, llvm::Constant::getNullValue(V->getType())));
+      return;
+    case CastKind::IntegralCast:
+    case CastKind::BoolToIntegral:
+      set(O, B.CreateIntCast(V, DstTy, SrcSigned && !From->isBool()));
+      return;
+    case CastKind::IntegralToFloating:
+    case CastKind::BoolToFloating:
+      set(O, SrcSigned && !From->isBool() ? B.CreateSIToFP(V, DstTy) : B.CreateUIToFP(V, DstTy));
+      return;
+    case CastKind::FloatingToIntegral:
+      set(O, DstSigned ? B.CreateFPToSI(V, DstTy) : B.CreateFPToUI(V, DstTy));
+      return;
+    case CastKind::FloatingCast:
+      set(O, B.CreateFPCast(V, DstTy));
+      return;
+    case CastKind::PointerToIntegral:
+      set(O, B.CreatePtrToInt(V, DstTy));
+      return;
+    case CastKind::IntegralToPointer:
+      set(O, B.CreateIntToPtr(V, DstTy));
+      return;
+    case CastKind::NoOp:
+    case CastKind::LValueToRValue:
+    case CastKind::ArrayToPointer:
+    case CastKind::NullToPointer:
+    case CastKind::PointerCast:
+      set(O, V->getType() == DstTy ? V : B.CreateBitOrPointerCast(V, DstTy));
+      return;
+    case CastKind::UniformToVarying:
+      set(O, splat(V));
+      return;
+    }
+  }
+
+  void load(ir::Op &O) {
+    ir::Value *Addr = O.Operands[0];
+    const Type *T = O.result()->Ty;
+    if (!Addr->Ty->isVarying()) {
+      llvm::Type *MT = llvmType(T, true);
+      set(O, fromMemory(B.CreateAlignedLoad(MT, val(Addr), alignOf(MT)), T));
+      return;
+    }
+    // Gather: one pointer per lane, only the active lanes read.
+    const Type *Elt = Addr->Ty->getPointee();
+    if (!Elt->isScalar())
+      return (void)unsupported(O, "loading a '" + Elt->toString() + "' through a varying pointer");
+    llvm::Type *MT = llvmType(T, true);
+    llvm::Value *G = B.CreateMaskedGather(MT, val(Addr), alignOf(llvmType(Elt, true)), mask(O));
+    set(O, fromMemory(G, T));
+  }
+
+  void store(ir::Op &O) {
+    ir::Value *Addr = O.Operands[0], *V = O.Operands[1];
+    const Type *T = V->Ty;
+    llvm::Value *Ptr = val(Addr), *Data = toMemory(val(V), T);
+    if (!Addr->Ty->isVarying()) {
+      llvm::Type *MT = Data->getType();
+      if (!T->isVarying() || !O.Mask || T->isStruct() || T->isArray()) {
+        B.CreateAlignedStore(Data, Ptr, alignOf(MT));
+        return;
+      }
+      // A varying value into one place: only the active lanes change.
+      if (Addr->Def && Addr->Def->Code == OpCode::Var) {
+        llvm::Value *Old = B.CreateAlignedLoad(MT, Ptr, alignOf(MT));
+        B.CreateAlignedStore(B.CreateSelect(mask(O), Data, Old), Ptr, alignOf(MT));
+      } else {
+        B.CreateMaskedStore(Data, Ptr, alignOf(MT), mask(O));
+      }
+      return;
+    }
+    // Scatter: each active lane writes its own address.
+    const Type *Elt = Addr->Ty->getPointee();
+    if (!Elt->isScalar())
+      return (void)unsupported(O, "storing a '" + Elt->toString() + "' through a varying pointer");
+    if (!Data->getType()->isVectorTy())
+      Data = splat(Data);
+    B.CreateMaskedScatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
+  }
+
+  void elementAddr(ir::Op &O) {
+    ir::Value *Base = O.Operands[0], *Index = O.Operands[1];
+    llvm::Value *Idx = val(Index);
+    bool IdxSigned = !Index->Ty->isUnsignedInteger();
+    llvm::Type *I64 = Idx->getType()->isVectorTy()
+                          ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(B.getInt64Ty(), W))
+                          : B.getInt64Ty();
+    Idx = B.CreateIntCast(Idx, I64, IdxSigned);
+    llvm::Value *Ptr = val(Base);
+    // A uniform base with a varying index gives one pointer per lane.
+    if (Idx->getType()->isVectorTy() && !Ptr->getType()->isVectorTy())
+      Ptr = splat(Ptr);
+    llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
+    set(O, B.CreateGEP(EltTy, Ptr, Idx));
+  }
+
+  void call(ir::Op &O) {
+    ir::Function *Callee = O.Callee;
+    if (Callee && Callee->IsStdlib && !Callee->Body)
+      return stdlibCall(O);
+    std::vector<llvm::Value *> Args;
+    llvm::FunctionCallee FC;
+    size_t First = 0;
+    if (Callee) {
+      llvm::Function *LF = Functions[Callee];
+      FC = LF;
+      if (Callee->HasMaskParam)
+        Args.push_back(mask(O));
+    } else {
+      // Through a function pointer: every SPMD function takes its mask first.
+      std::vector<llvm::Type *> Params = {maskType()};
+      const Type *FnTy = O.Operands[0]->Ty->getPointee();
+      for (const Type *P : FnTy->getParamTypes())
+        Params.push_back(llvmType(P));
+      FC = llvm::FunctionCallee(
+          llvm::FunctionType::get(llvmType(FnTy->getReturnType()), Params, false),
+          val(O.Operands[0]));
+      Args.push_back(mask(O));
+      First = 1;
+    }
+    for (size_t I = First; I < O.Operands.size(); ++I)
+      Args.push_back(val(O.Operands[I]));
+    set(O, B.CreateCall(FC, Args));
+  }
+
+  /// The standard library functions that map onto LLVM intrinsics.
+  void stdlibCall(ir::Op &O) {
+    const std::string &Name = O.Callee->Name;
+    std::vector<llvm::Value *> A;
+    for (ir::Value *V : O.Operands)
+      A.push_back(val(V));
+    llvm::Value *M = mask(O);
+    const Type *T0 = O.Operands.empty() ? nullptr : O.Operands[0]->Ty;
+    bool Float = T0 && T0->isFloatingPoint();
+    bool Signed = T0 && (T0->isSignedInteger() || T0->isEnum());
+    auto Unary = [&](llvm::Intrinsic::ID ID) { return B.CreateUnaryIntrinsic(ID, A[0]); };
+    auto Binary = [&](llvm::Intrinsic::ID ID) { return B.CreateBinaryIntrinsic(ID, A[0], A[1]); };
+    auto ActiveOnly = [&](llvm::Value *V, llvm::Value *Identity) {
+      return B.CreateSelect(M, V, Identity);
+    };
+    llvm::Value *R = nullptr;
+    if (Name == "sqrt")
+      R = Unary(llvm::Intrinsic::sqrt);
+    else if (Name == "rsqrt" || Name == "rcp") {
+      llvm::Value *X = Name == "rsqrt" ? Unary(llvm::Intrinsic::sqrt) : A[0];
+      R = B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), X);
+    } else if (Name == "floor")
+      R = Unary(llvm::Intrinsic::floor);
+    else if (Name == "ceil")
+      R = Unary(llvm::Intrinsic::ceil);
+    else if (Name == "round")
+      R = Unary(llvm::Intrinsic::roundeven);
+    else if (Name == "sin")
+      R = Unary(llvm::Intrinsic::sin);
+    else if (Name == "cos")
+      R = Unary(llvm::Intrinsic::cos);
+    else if (Name == "tan")
+      R = Unary(llvm::Intrinsic::tan);
+    else if (Name == "asin")
+      R = Unary(llvm::Intrinsic::asin);
+    else if (Name == "acos")
+      R = Unary(llvm::Intrinsic::acos);
+    else if (Name == "atan")
+      R = Unary(llvm::Intrinsic::atan);
+    else if (Name == "atan2")
+      R = Binary(llvm::Intrinsic::atan2);
+    else if (Name == "exp")
+      R = Unary(llvm::Intrinsic::exp);
+    else if (Name == "log")
+      R = Unary(llvm::Intrinsic::log);
+    else if (Name == "pow")
+      R = Binary(llvm::Intrinsic::pow);
+    else if (Name == "abs")
+      R = Float ? Unary(llvm::Intrinsic::fabs)
+                : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
+    else if (Name == "min" || Name == "max") {
+      bool Min = Name == "min";
+      R = Float    ? Binary(Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum)
+          : Signed ? Binary(Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
+                   : Binary(Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
+    } else if (Name == "clamp" && A.size() == 3) {
+      llvm::Value *Lo = Float ? B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, A[0], A[1])
+                        : Signed ? B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, A[0], A[1])
+                                 : B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, A[0], A[1]);
+      R = Float    ? B.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, Lo, A[2])
+          : Signed ? B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, Lo, A[2])
+                   : B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Lo, A[2]);
+    } else if ((Name == "any" || Name == "all" || Name == "none") && A.size() == 1) {
+      llvm::Value *V = A[0]->getType()->isVectorTy() ? A[0] : splat(A[0]);
+      if (Name == "all")
+        R = B.CreateAndReduce(B.CreateOr(V, B.CreateNot(M)));
+      else {
+        R = B.CreateOrReduce(B.CreateAnd(V, M));
+        if (Name == "none")
+          R = B.CreateNot(R);
+      }
+    } else if (Name == "popcnt" && A.size() == 1 && A[0]->getType()->isVectorTy() &&
+               T0->isBool()) {
+      llvm::Value *Bits = B.CreateBitCast(B.CreateAnd(A[0], M), B.getIntNTy(W));
+      R = B.CreateZExtOrTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits),
+                              B.getInt32Ty());
+    } else if (Name == "popcnt" && A.size() == 1) {
+      R = B.CreateIntCast(Unary(llvm::Intrinsic::ctpop), llvmType(O.result()->Ty), false);
+    } else if (Name == "lanemask" && A.empty()) {
+      R = B.CreateZExtOrTrunc(B.CreateBitCast(M, B.getIntNTy(W)), llvmType(O.result()->Ty));
+    } else if ((Name == "reduce_add" || Name == "reduce_min" || Name == "reduce_max") &&
+               A.size() == 1 && A[0]->getType()->isVectorTy()) {
+      llvm::Type *ET = A[0]->getType()->getScalarType();
+      if (Name == "reduce_add") {
+        llvm::Value *Z = llvm::Constant::getNullValue(A[0]->getType());
+        llvm::Value *V = ActiveOnly(A[0], Z);
+        R = Float ? B.CreateFAddReduce(llvm::ConstantFP::get(ET, 0.0), V) : B.CreateAddReduce(V);
+      } else {
+        bool Min = Name == "reduce_min";
+        llvm::Value *Id;
+        if (Float)
+          Id = llvm::ConstantFP::getInfinity(ET, !Min);
+        else if (Signed)
+          Id = Min ? llvm::ConstantInt::get(ET, llvm::APInt::getSignedMaxValue(
+                                                    ET->getIntegerBitWidth()))
+                   : llvm::ConstantInt::get(ET, llvm::APInt::getSignedMinValue(
+                                                    ET->getIntegerBitWidth()));
+        else
+          Id = Min ? llvm::ConstantInt::get(ET, llvm::APInt::getMaxValue(ET->getIntegerBitWidth()))
+                   : llvm::ConstantInt::get(ET, 0);
+        llvm::Value *V = ActiveOnly(A[0], splat(Id));
+        if (Float)
+          R = Min ? B.CreateFPMinReduce(V) : B.CreateFPMaxReduce(V);
+        else
+          R = Min ? B.CreateIntMinReduce(V, Signed) : B.CreateIntMaxReduce(V, Signed);
+      }
+    } else if (Name == "extract" && A.size() == 2) {
+      R = B.CreateExtractElement(A[0], A[1]);
+    } else if (Name == "insert" && A.size() == 3) {
+      R = B.CreateInsertElement(A[0], A[2], A[1]);
+    } else if (Name == "broadcast" && A.size() == 2) {
+      R = splat(B.CreateExtractElement(A[0], A[1]));
+    } else if ((Name == "shuffle" || Name == "rotate") && A.size() == 2 &&
+               A[0]->getType()->isVectorTy()) {
+      llvm::Value *Idx = A[1];
+      llvm::Type *VI32 = llvm::FixedVectorType::get(B.getInt32Ty(), W);
+      if (Name == "rotate") {
+        std::vector<llvm::Constant *> Lanes;
+        for (unsigned I = 0; I < W; ++I)
+          Lanes.push_back(B.getInt32(I));
+        llvm::Value *N = B.CreateIntCast(A[1], B.getInt32Ty(), true);
+        Idx = B.CreateAdd(llvm::ConstantVector::get(Lanes), splat(N));
+      } else if (!Idx->getType()->isVectorTy()) {
+        Idx = splat(Idx);
+      }
+      Idx = B.CreateAnd(B.CreateIntCast(Idx, VI32, true), splat(B.getInt32(W - 1)));
+      // Per-lane source lanes: spill the vector and gather it back.
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      llvm::Value *Tmp = Entry.CreateAlloca(A[0]->getType());
+      B.CreateStore(A[0], Tmp);
+      llvm::Value *Ptrs = B.CreateGEP(A[0]->getType()->getScalarType(), splat(Tmp), Idx);
+      R = B.CreateMaskedGather(A[0]->getType(), Ptrs, alignOf(A[0]->getType()->getScalarType()),
+                               llvm::ConstantInt::getTrue(maskType()));
+    } else {
+      unsupported(O, "the standard library function '" + Name + "' with these arguments");
+      return;
+    }
+    if (O.result() && R && R->getType() != llvmType(O.result()->Ty)) {
+      llvm::Type *Want = llvmType(O.result()->Ty);
+      if (R->getType()->isIntOrIntVectorTy() && Want->isIntOrIntVectorTy())
+        R = B.CreateIntCast(R, Want, Signed);
+      else if (!R->getType()->isVectorTy() && Want->isVectorTy())
+        R = splat(R);
+    }
+    set(O, R);
+  }
+
+  void ifOp(ir::Op &O) {
+    llvm::Value *C = val(O.Operands[0]);
+    auto *Then = llvm::BasicBlock::Create(Ctx, "if.then", Fn);
+    auto *Else = llvm::BasicBlock::Create(Ctx, "if.else", Fn);
+    auto *End = llvm::BasicBlock::Create(Ctx, "if.end", Fn);
+    B.CreateCondBr(C, Then, Else);
+    B.SetInsertPoint(Then);
+    region(*O.Regions[0]);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(End);
+    B.SetInsertPoint(Else);
+    if (O.Regions.size() > 1)
+      region(*O.Regions[1]);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(End);
+    B.SetInsertPoint(End);
+  }
+
+  void loop(ir::Op &O) {
+    auto *Cond = llvm::BasicBlock::Create(Ctx, "loop.cond", Fn);
+    auto *Body = llvm::BasicBlock::Create(Ctx, "loop.body", Fn);
+    auto *Step = llvm::BasicBlock::Create(Ctx, "loop.step", Fn);
+    auto *Exit = llvm::BasicBlock::Create(Ctx, "loop.exit", Fn);
+    B.CreateBr(O.DoWhile ? Body : Cond);
+    B.SetInsertPoint(Cond);
+    region(*O.Regions[0]);
+    ir::Op *Yield = O.Regions[0]->Ops.back().get();
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateCondBr(val(Yield->Operands[0]), Body, Exit);
+    B.SetInsertPoint(Body);
+    Loops.push_back({Step, Exit});
+    region(*O.Regions[1]);
+    Loops.pop_back();
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(Step);
+    B.SetInsertPoint(Step);
+    region(*O.Regions[2]);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(Cond);
+    B.SetInsertPoint(Exit);
+  }
+
+  ir::Module &IRM;
+  const TargetInfo &Target;
+  llvm::LLVMContext &Ctx;
+  DiagnosticEngine &Diags;
+  unsigned W;
+  std::unique_ptr<llvm::Module> Mod;
+  llvm::IRBuilder<> B;
+  llvm::Function *Fn = nullptr;
+  ir::Function *CurIR = nullptr;
+  llvm::BasicBlock *AllocaIP = nullptr;
+  llvm::DenseMap<ir::Value *, llvm::Value *> Values;
+  std::vector<LoopBlocks> Loops;
+  std::map<ir::Function *, llvm::Function *> Functions;
+  std::map<ir::Global *, llvm::GlobalVariable *> Globals;
+  std::map<std::pair<StructDecl *, Variability>, llvm::StructType *> Structs;
+};
+
+} // namespace
+
+std::unique_ptr<llvm::Module> emitLLVM(ir::Module &M, const TargetInfo &Target,
+                                       llvm::TargetMachine &TM, llvm::LLVMContext &Ctx,
+                                       DiagnosticEngine &Diags) {
+  return Emitter(M, Target, TM, Ctx, Diags).run();
+}
+
+} // namespace spmdc
