@@ -16,6 +16,7 @@ static llvm::Error fail(const llvm::Twine &Message) {
 
 static std::optional<EmitKind> parseEmit(llvm::StringRef Name) {
   return llvm::StringSwitch<std::optional<EmitKind>>(Name)
+      .Case("pp", EmitKind::Preprocessed)
       .Case("ast", EmitKind::Ast)
       .Case("spmd-ir", EmitKind::SpmdIR)
       .Case("spmd-ir-masked", EmitKind::SpmdIRMasked)
@@ -36,7 +37,8 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
     auto Value = [&](llvm::StringRef Flag, std::string &Out) -> llvm::Expected<bool> {
       if (A == Flag) {
         if (I + 1 >= Argc)
-          return fail("option '" + Flag + "' needs a value");
+          return fail("option '" + Flag + "' needs a value" +
+                      (Flag == "-h" ? " (the header file to write; --help prints the help)" : ""));
         Out = Argv[++I];
         return true;
       }
@@ -99,6 +101,11 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.EmitKindGiven = true;
       continue;
     }
+    if (A == "-E") {
+      O.Emit = EmitKind::Preprocessed;
+      O.EmitKindGiven = true;
+      continue;
+    }
     if (A == "--dump-stdlib") {
       O.DumpStdlib = true;
       continue;
@@ -128,7 +135,7 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       auto K = parseEmit(V);
       if (!K)
         return fail("unknown --emit kind '" + V +
-                    "' (expected ast, spmd-ir, spmd-ir-masked, llvm, bc, asm, obj or ptx)");
+                    "' (expected pp, ast, spmd-ir, spmd-ir-masked, llvm, bc, asm, obj or ptx)");
       O.Emit = *K;
       O.EmitKindGiven = true;
     })
@@ -141,8 +148,8 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
     TRY_VALUE("-o", O.Output = V)
     TRY_VALUE("-h", O.HeaderOutput = V)
     TRY_VALUE("--header-outfile", O.HeaderOutput = V)
-    TRY_VALUE("-D", O.PP.Defines.push_back(V))
-    TRY_VALUE("-U", O.PP.Undefines.push_back(V))
+    TRY_VALUE("-D", O.PP.Macros.push_back({V, /*Undefine=*/false}))
+    TRY_VALUE("-U", O.PP.Macros.push_back({V, /*Undefine=*/true}))
     TRY_VALUE("-I", O.PP.IncludeDirs.push_back(V))
 #undef TRY_VALUE
 
@@ -164,29 +171,50 @@ void printVersion(llvm::raw_ostream &OS) {
 
 void printHelp(llvm::raw_ostream &OS) {
   OS << "usage: spmdc [options] <file.spmd | ->\n\n"
-        "Compiles an SPMD program (ISPC-style, with everywhere/crev) for x86 SIMD or NVPTX.\n\n"
-        "options:\n"
-        "  --target=<t>        compilation target (default host):";
+        "Compiles an SPMD program (ISPC-style, with everywhere/crev) for x86 SIMD or NVPTX.\n"
+        "'-' reads the program from standard input.\n\n"
+        "target and output:\n"
+        "  --target=<t>, --target <t>\n"
+        "                      compilation target (default host, the widest x86 target this\n"
+        "                      CPU runs; nvptx means nvptx-sm_90):\n"
+        "                     ";
   for (const std::string &T : targetNames())
     OS << ' ' << T;
   OS << "\n"
-        "  -o <file>           output file\n"
-        "  -h <file>           write a C/C++ header for the exported functions\n"
-        "  -O0 .. -O3          optimization level (default -O2)\n"
-        "  -g                  emit debug information\n"
-        "  -D<name>[=<value>]  define a preprocessor macro\n"
-        "  -U<name>            undefine a preprocessor macro\n"
-        "  -I<dir>             add a directory to the #include search path\n"
-        "  --syntax-only       check the program and stop\n"
-        "  --emit=<kind>       ast | spmd-ir | spmd-ir-masked | llvm | bc | asm | obj | ptx\n"
+        "  -o <file>           output file ('-' or none: standard output for text)\n"
+        "  -h <file>, --header-outfile=<file>\n"
+        "                      write a C/C++ header for the exported functions\n"
+        "  -E                  preprocess only: write the preprocessed text and stop\n"
+        "  --syntax-only, -fsyntax-only\n"
+        "                      check the program and stop\n"
+        "  --emit=<kind>       pp | ast | spmd-ir | spmd-ir-masked | llvm | bc | asm | obj | ptx\n"
+        "                      (pp is -E; spmd-ir is before the divergence transform,\n"
+        "                      spmd-ir-masked after it; llvm is LLVM IR text, bc bitcode)\n"
         "  --emit-llvm         LLVM bitcode (same as --emit=bc)\n"
+        "  --emit-llvm-text    LLVM IR text (same as --emit=llvm)\n"
         "  --emit-asm          assembly (same as --emit=asm)\n"
+        "  --emit-obj          object file (same as --emit=obj, the default)\n"
         "  --dump-stdlib       with --emit=ast, also dump the standard library prelude\n"
+        "\n"
+        "code generation:\n"
+        "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
+        "  -g                  emit debug information\n"
+        "\n"
+        "preprocessor:\n"
+        "  -D<name>[=<value>], -D <name>[=<value>]\n"
+        "                      define a macro (value 1 when none is given)\n"
+        "  -U<name>, -U <name> undefine a macro; -D and -U apply in command-line order\n"
+        "  -I<dir>, -I <dir>   add a directory to the #include search path; \"...\" includes\n"
+        "                      search the including file's directory first\n"
+        "\n"
+        "diagnostics:\n"
         "  -w, --woff          no warnings\n"
-        "  -Wno-perf           no performance warnings\n"
+        "  -Wno-perf, --wno-perf\n"
+        "                      no performance warnings (also #pragma ignore warning(perf))\n"
         "  --error-limit=<n>   stop after n errors (default 20, 0: no limit)\n"
-        "  --version           print the version\n"
-        "  --help              print this help\n";
+        "\n"
+        "  --version, -v       print the version and exit\n"
+        "  --help, -help       print this help and exit\n";
 }
 
 } // namespace spmdc

@@ -9,9 +9,11 @@
 
 namespace spmdc {
 
-/// What the compiler writes. Ast and None stop after the front end.
+/// What the compiler writes. Preprocessed (-E) stops after the preprocessor,
+/// Ast and None after the front end.
 enum class EmitKind {
   None,
+  Preprocessed,
   Ast,
   SpmdIR,       ///< the SPMD IR as lowered, before the divergence transform
   SpmdIRMasked, ///< the SPMD IR after the divergence transform

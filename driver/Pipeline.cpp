@@ -27,6 +27,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -38,13 +39,14 @@ namespace {
 
 /// Reads the input file (or stdin for "-"); reports a one-line error if it cannot.
 std::optional<std::string> readInput(const std::string &Path, DiagnosticEngine &Diags) {
+  // Checked first: reading a directory fails with a less helpful message.
+  if (Path != "-" && llvm::sys::fs::is_directory(Path)) {
+    Diags.errorNoLoc("cannot compile '" + Path + "': it is a directory");
+    return std::nullopt;
+  }
   auto Buf = Path == "-" ? llvm::MemoryBuffer::getSTDIN() : llvm::MemoryBuffer::getFile(Path);
   if (!Buf) {
     Diags.errorNoLoc("cannot open '" + Path + "': " + Buf.getError().message());
-    return std::nullopt;
-  }
-  if (Path != "-" && llvm::sys::fs::is_directory(Path)) {
-    Diags.errorNoLoc("cannot compile '" + Path + "': it is a directory");
     return std::nullopt;
   }
   return (*Buf)->getBuffer().str();
@@ -59,6 +61,29 @@ bool parseStdlibPrelude(ASTContext &Ctx, const TargetInfo &Target, DiagnosticEng
     return false;
   parseSource(*Text, Name, Ctx, Diags, /*IsStdlib=*/true);
   return !Diags.hasErrors();
+}
+
+/// Checks before any work that an output path can be created, so that a typo in
+/// -o is reported at once and in one line, not after a long compilation.
+bool checkOutputPath(const std::string &Path, DiagnosticEngine &Diags) {
+  if (Path.empty() || Path == "-")
+    return true;
+  if (llvm::sys::fs::is_directory(Path)) {
+    Diags.errorNoLoc("cannot write '" + Path + "': it is a directory");
+    return false;
+  }
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
+  if (Dir.empty())
+    Dir = ".";
+  if (!llvm::sys::fs::is_directory(Dir)) {
+    Diags.errorNoLoc("cannot write '" + Path + "': directory '" + Dir.str() + "' does not exist");
+    return false;
+  }
+  if (llvm::sys::fs::access(Dir, llvm::sys::fs::AccessMode::Write)) {
+    Diags.errorNoLoc("cannot write '" + Path + "': directory '" + Dir.str() + "' is not writable");
+    return false;
+  }
+  return true;
 }
 
 /// Opens an output for writing, reporting unwritable paths in one line.
@@ -124,6 +149,9 @@ int runCompiler(const CompilerOptions &Opts) {
     return 1;
   }
 
+  if (!checkOutputPath(Opts.Output, Diags) || !checkOutputPath(Opts.HeaderOutput, Diags))
+    return 1;
+
   // 1. Read the source.
   std::optional<std::string> Source = readInput(Opts.Input, Diags);
   if (!Source)
@@ -131,12 +159,20 @@ int runCompiler(const CompilerOptions &Opts) {
   const std::string Name = Opts.Input == "-" ? "<stdin>" : Opts.Input;
   SM.addBuffer(Name, *Source);
 
-  // 2. The standard library prelude, then the user's file through the C preprocessor.
-  ASTContext Ctx;
-  if (!parseStdlibPrelude(Ctx, *Target, Diags))
-    return 1;
+  // 2. The user's file through the C preprocessor (-E stops here), then the
+  // standard library prelude.
   std::optional<std::string> Expanded = preprocess(Name, *Source, Opts.PP, *Target, Diags);
   if (!Expanded)
+    return 1;
+  if (Opts.Emit == EmitKind::Preprocessed) {
+    auto OS = openOutput(Opts.Output, Diags);
+    if (!OS)
+      return 1;
+    *OS << *Expanded;
+    return 0;
+  }
+  ASTContext Ctx;
+  if (!parseStdlibPrelude(Ctx, *Target, Diags))
     return 1;
 
   // 3. Parse (Flex + Bison) into the AST.

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace spmdc {
@@ -616,6 +617,16 @@ public:
 
   TypeContext Types;
   TranslationUnit TU;
+
+  /// The parser's scoped names, kept here so that they persist from the
+  /// stdlib prelude into the user's file: type names (typedef, struct, enum),
+  /// which the lexer returns as type-name tokens, and integer constants that
+  /// may size arrays (nullopt: a variable hides an outer constant).
+  struct ParserScope {
+    std::unordered_map<std::string, const Type *> TypeNames;
+    std::unordered_map<std::string, std::optional<int64_t>> Constants;
+  };
+  std::vector<ParserScope> ParserScopes;
 
   /// Creates an expression and computes its Depth from its children.
   template <typename T, typename... Args> T *makeExpr(Args &&...A) {

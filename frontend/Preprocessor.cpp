@@ -1,7 +1,307 @@
-// PLACEHOLDER until the real preprocessor lands (helper: preprocessor).
+// The C preprocessor, from clang's Lex library: source text -> text with line markers.
+//
+// The setup is done by hand (no CompilerInstance) so that preprocessing, which runs
+// twice per compilation (stdlib prelude and user file), stays cheap: a file
+// manager on the real file system, a clang SourceManager holding the main text
+// from memory, a HeaderSearch with only the -I directories, and a Preprocessor
+// whose predefines buffer holds our macros and then the -D/-U options. clang's
+// own -E printer writes the result with GNU line markers; clang's diagnostics
+// are forwarded to our DiagnosticEngine so they look like all other errors.
 #include "frontend/Preprocessor.h"
+
+#include "backend/TargetInfo.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/SourceManager.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticIDs.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/LangOptions.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Basic/TargetInfo.h"
+#include "clang/Basic/TargetOptions.h"
+#include "clang/Frontend/PreprocessorOutputOptions.h"
+#include "clang/Frontend/Utils.h"
+#include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/HeaderSearchOptions.h"
+#include "clang/Lex/ModuleLoader.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Lex/PreprocessorOptions.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+
 namespace spmdc {
-std::optional<std::string> preprocess(const std::string &, std::string_view Text,
-                                      const PreprocessorOptions &, const TargetInfo &,
-                                      DiagnosticEngine &) { return std::string(Text); }
+
+namespace {
+
+/// The name clang gives the -D/-U part of the predefines buffer; diagnostics
+/// about a bad -D point into it, so our SourceManager gets its text.
+constexpr const char *CommandLineBufferName = "<command line>";
+
+/// Forwards clang's diagnostics to our DiagnosticEngine, in our format.
+class ForwardingDiagConsumer : public clang::DiagnosticConsumer {
+public:
+  explicit ForwardingDiagConsumer(DiagnosticEngine &Diags) : Diags(Diags) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
+                        const clang::Diagnostic &Info) override {
+    // Keeps clang's own counters (getNumErrors) right.
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    if (Level == clang::DiagnosticsEngine::Ignored || Level == clang::DiagnosticsEngine::Remark)
+      return;
+
+    llvm::SmallString<128> Message;
+    Info.FormatDiagnostic(Message);
+    SourceLoc Loc;
+    clang::SourceLocation IncludedFrom;
+    if (Info.getLocation().isValid() && Info.hasSourceManager()) {
+      clang::SourceManager &SM = Info.getSourceManager();
+      // A problem inside a macro expansion is reported where the macro was used.
+      clang::PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Info.getLocation()));
+      if (P.isValid()) {
+        Loc.File = Diags.getSourceManager().internFileName(P.getFilename());
+        Loc.Line = P.getLine();
+        Loc.Col = P.getColumn();
+        IncludedFrom = P.getIncludeLoc();
+      }
+    }
+
+    switch (Level) {
+    case clang::DiagnosticsEngine::Error:
+    case clang::DiagnosticsEngine::Fatal:
+      ++Errors;
+      report(Loc, std::string(Message));
+      break;
+    case clang::DiagnosticsEngine::Warning:
+      Diags.warning(Loc, std::string(Message));
+      break;
+    default:
+      Diags.note(Loc, std::string(Message));
+      return; // notes get no include stack of their own
+    }
+    // Only errors say how their file was reached: a warning may have been
+    // silenced (-w), and a lone note would then make no sense.
+    if (Level != clang::DiagnosticsEngine::Warning)
+      noteIncludeStack(Info, IncludedFrom);
+  }
+
+  unsigned errorCount() const { return Errors; }
+
+private:
+  void report(SourceLoc Loc, const std::string &Message) {
+    if (Loc.isValid())
+      Diags.error(Loc, Message);
+    else
+      Diags.errorNoLoc(Message);
+  }
+
+  /// Says, for a problem in an included file, which #include lines led there.
+  void noteIncludeStack(const clang::Diagnostic &Info, clang::SourceLocation IncludeLoc) {
+    if (!Info.hasSourceManager())
+      return;
+    clang::SourceManager &SM = Info.getSourceManager();
+    // A runaway recursive #include is 200 levels deep: show the innermost few.
+    constexpr unsigned MaxShown = 8;
+    unsigned Shown = 0, Hidden = 0;
+    for (; IncludeLoc.isValid(); IncludeLoc = SM.getPresumedLoc(IncludeLoc).getIncludeLoc()) {
+      clang::PresumedLoc P = SM.getPresumedLoc(IncludeLoc);
+      if (P.isInvalid())
+        break;
+      llvm::StringRef File = P.getFilename();
+      // The predefines buffer "includes" the main file; that is no news.
+      if (File == "<built-in>" || File == CommandLineBufferName)
+        break;
+      if (Shown == MaxShown) {
+        ++Hidden;
+        continue;
+      }
+      ++Shown;
+      SourceLoc Loc{Diags.getSourceManager().internFileName(File), P.getLine(), P.getColumn()};
+      Diags.note(Loc, "in file included from here");
+    }
+    if (Hidden)
+      Diags.note(SourceLoc(), std::to_string(Hidden) + " more levels of #include not shown");
+  }
+
+  DiagnosticEngine &Diags;
+  unsigned Errors = 0;
+};
+
+/// One `#define NAME VALUE` or `#undef NAME` line for a -D/-U option, as clang's
+/// driver writes them: "-DX" defines X as 1, "-DX=" as empty, and a value ends
+/// at its first newline.
+std::string macroLine(const MacroOption &M) {
+  if (M.Undefine)
+    return "#undef " + M.Text + "\n";
+  size_t Eq = M.Text.find('=');
+  if (Eq == std::string::npos)
+    return "#define " + M.Text + " 1\n";
+  std::string Body = M.Text.substr(Eq + 1);
+  Body = Body.substr(0, Body.find_first_of("\r\n"));
+  // A trailing backslash would splice the next line into the macro.
+  if (!Body.empty() && Body.back() == '\\')
+    Body += "\\\n";
+  return "#define " + M.Text.substr(0, Eq) + " " + Body + "\n";
 }
+
+/// Our predefined macros (docs/language.md), then the -D/-U options in their
+/// command-line order. `CommandLineText` receives the -D/-U part alone, whose
+/// line numbers are those of clang's "<command line>" pseudo file.
+std::string buildPredefines(const TargetInfo &Target, const PreprocessorOptions &Opts,
+                            std::string &CommandLineText) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  // Flag 3 marks <built-in> as a system file: no warnings about our own macros.
+  OS << "# 1 \"<built-in>\" 3\n";
+  auto Define = [&](llvm::StringRef Name, const llvm::Twine &Value) {
+    OS << "#define " << Name << ' ' << Value << '\n';
+  };
+  Define("SPMDC", "1");
+  Define("SPMDC_MAJOR", "0");
+  Define("SPMDC_MINOR", "1");
+  Define("__SPMDC__", "1");
+  // ISPC's names, so that ISPC sources that test them compile unchanged.
+  Define("ISPC", "1");
+  Define("ISPC_MAJOR_VERSION", "1");
+  Define("ISPC_MINOR_VERSION", "24");
+  Define("ISPC_POINTER_SIZE", "64");
+  Define("ISPC_UINT_IS_DEFINED", "1");
+  Define("PI", "3.1415926535897932384626433832795");
+  Define("TARGET_WIDTH", llvm::Twine(Target.GangWidth));
+  std::string Macro = Target.macroName();
+  Define("SPMDC_TARGET_" + Macro, "1");
+  Define("ISPC_TARGET_" + Macro, "1");
+  if (Target.isGPU())
+    Define("SPMDC_GPU", "1");
+
+  OS << "# 1 \"" << CommandLineBufferName << "\" 1\n";
+  for (const MacroOption &M : Opts.Macros)
+    CommandLineText += macroLine(M);
+  OS << CommandLineText;
+  OS << "# 1 \"<built-in>\" 2\n";
+  return Out;
+}
+
+/// Drops the line markers of the predefines buffer: it yields no tokens, so its
+/// markers would only make the parser's work longer.
+std::string dropBuiltinMarkers(std::string Text) {
+  std::string Out;
+  Out.reserve(Text.size());
+  size_t Pos = 0;
+  while (Pos < Text.size()) {
+    size_t End = Text.find('\n', Pos);
+    End = End == std::string::npos ? Text.size() : End + 1;
+    std::string_view Line(Text.data() + Pos, End - Pos);
+    // A marker is `# <digits> "<name>"...`.
+    bool IsBuiltinMarker = false;
+    if (Line.starts_with("# ")) {
+      size_t NameAt = Line.find_first_not_of("0123456789", 2);
+      if (NameAt != 2 && NameAt != std::string_view::npos && Line[NameAt] == ' ') {
+        std::string_view Name = Line.substr(NameAt + 1);
+        IsBuiltinMarker =
+            Name.starts_with("\"<built-in>\"") || Name.starts_with("\"<command line>\"");
+      }
+    }
+    if (!IsBuiltinMarker)
+      Out.append(Line);
+    Pos = End;
+  }
+  // clang's printer leaves the last line open; the parser likes whole lines.
+  if (!Out.empty() && Out.back() != '\n')
+    Out += '\n';
+  return Out;
+}
+
+} // namespace
+
+std::optional<std::string> preprocess(const std::string &FileName, std::string_view Text,
+                                      const PreprocessorOptions &Opts, const TargetInfo &Target,
+                                      DiagnosticEngine &Diags) {
+  ForwardingDiagConsumer Consumer(Diags);
+  clang::DiagnosticOptions DiagOpts;
+  clang::DiagnosticsEngine ClangDiags(clang::DiagnosticIDs::create(), DiagOpts, &Consumer,
+                                      /*ShouldOwnClient=*/false);
+  // A missing #include is "fatal" to clang, which would then hide every later
+  // problem; we report it as an error and keep going, so one run lists them all.
+  ClangDiags.setFatalsAsError(true);
+  ClangDiags.setErrorLimit(0); // our DiagnosticEngine applies --error-limit
+
+  clang::LangOptions LangOpts;
+  LangOpts.C99 = 1;
+  LangOpts.C11 = 1;
+  LangOpts.LineComment = 1;
+
+  // The preprocessor asks the target only for #if arithmetic widths and
+  // __has_* queries: a 64-bit host triple serves every spmdc target.
+  auto TargetOpts = std::make_shared<clang::TargetOptions>();
+  TargetOpts->Triple = "x86_64-unknown-linux-gnu";
+  llvm::IntrusiveRefCntPtr<clang::TargetInfo> ClangTarget(
+      clang::TargetInfo::CreateTargetInfo(ClangDiags, *TargetOpts));
+  if (!ClangTarget) {
+    Diags.errorNoLoc("cannot set up the preprocessor's target");
+    return std::nullopt;
+  }
+
+  clang::FileSystemOptions FSOpts;
+  clang::FileManager Files(FSOpts, llvm::vfs::getRealFileSystem());
+  clang::SourceManager Sources(ClangDiags, Files);
+  // The main text comes from memory but is registered under its file name, so
+  // that `#include "x.h"` searches the file's own directory first, as in C.
+  clang::FileEntryRef MainFile = Files.getVirtualFileRef(FileName, Text.size(), 0);
+  Sources.overrideFileContents(MainFile, llvm::MemoryBuffer::getMemBufferCopy(
+                                             llvm::StringRef(Text.data(), Text.size()), FileName));
+  Sources.setMainFileID(
+      Sources.createFileID(MainFile, clang::SourceLocation(), clang::SrcMgr::C_User));
+
+  // Only the -I directories: no host system or compiler headers.
+  clang::HeaderSearchOptions HSOpts;
+  HSOpts.UseBuiltinIncludes = false;
+  HSOpts.UseStandardSystemIncludes = false;
+  HSOpts.UseStandardCXXIncludes = false;
+  for (const std::string &Dir : Opts.IncludeDirs)
+    HSOpts.AddPath(Dir, clang::frontend::Angled, /*IsFramework=*/false,
+                   /*IgnoreSysRoot=*/true);
+  clang::HeaderSearch Headers(HSOpts, Sources, ClangDiags, LangOpts, ClangTarget.get());
+  clang::ApplyHeaderSearchOptions(Headers, HSOpts, LangOpts, ClangTarget->getTriple());
+
+  clang::PreprocessorOptions PPOpts;
+  PPOpts.UsePredefines = false; // no host macros (__linux__, __x86_64__, ...)
+  clang::TrivialModuleLoader Modules;
+  clang::Preprocessor PP(PPOpts, ClangDiags, LangOpts, Sources, Headers, Modules);
+  PP.Initialize(*ClangTarget);
+
+  std::string CommandLineText;
+  PP.setPredefines(buildPredefines(Target, Opts, CommandLineText));
+  Diags.getSourceManager().addBuffer(CommandLineBufferName, CommandLineText);
+
+  clang::PreprocessorOutputOptions OutOpts;
+  OutOpts.ShowCPP = 1;
+  OutOpts.ShowLineMarkers = 1;   // GNU `# 12 "file"` markers, as the parser expects
+  OutOpts.UseLineDirectives = 0; // not `#line 12`
+  OutOpts.ShowComments = 0;
+  OutOpts.ShowMacroComments = 0;
+  OutOpts.ShowMacros = 0;
+  OutOpts.MinimizeWhitespace = 0; // keeps the column of each line's first token
+
+  std::string Output;
+  Output.reserve(Text.size() + Text.size() / 4 + 256);
+  {
+    llvm::raw_string_ostream OS(Output);
+    clang::DoPrintPreprocessedInput(PP, &OS, OutOpts);
+  }
+  PP.EndSourceFile();
+  ClangDiags.getClient()->finish();
+
+  if (Consumer.errorCount())
+    return std::nullopt;
+  return dropBuiltinMarkers(std::move(Output));
+}
+
+} // namespace spmdc

@@ -11,9 +11,15 @@ namespace spmdc {
 class DiagnosticEngine;
 struct TargetInfo;
 
+/// One -D or -U option. They are kept in one list because their order matters:
+/// `-DX -UX` leaves X undefined, `-UX -DX` defines it.
+struct MacroOption {
+  std::string Text;      ///< -D: "NAME", "NAME=VALUE" or "NAME(ARGS)=BODY"; -U: "NAME"
+  bool Undefine = false; ///< true for -U
+};
+
 struct PreprocessorOptions {
-  std::vector<std::string> Defines;   ///< "-D" values: "NAME" or "NAME=VALUE"
-  std::vector<std::string> Undefines; ///< "-U" values
+  std::vector<MacroOption> Macros;      ///< -D and -U values in command-line order
   std::vector<std::string> IncludeDirs; ///< "-I" directories, searched in order
 };
 

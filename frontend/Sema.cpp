@@ -1,5 +1,571 @@
-// PLACEHOLDER until the real sema lands (helper: sema).
+// Semantic analysis driver: built-ins, scopes, and the checks of declarations.
+//
+// The expression, call, statement and type helpers live in SemaExpr.cpp,
+// SemaCall.cpp, SemaStmt.cpp and SemaType.cpp; SemaInternal.h is their shared
+// state. Functions are declared in a first pass so that a body may call a
+// function defined later in the file (as ISPC allows); everything else is
+// declared in source order, as in C.
 #include "frontend/Sema.h"
+
+#include "frontend/SemaInternal.h"
+
 namespace spmdc {
-bool checkTranslationUnit(ASTContext &, DiagnosticEngine &, const TargetInfo &) { return true; }
+
+std::string ConvContext::describe() const {
+  switch (K) {
+  case Assign:
+    return "in assignment";
+  case Init:
+    return "in initialization of '" + Name + "'";
+  case Arg:
+    return "in argument " + std::to_string(ArgIndex) + " of call to '" + Name + "'";
+  case Return:
+    return "in return from '" + Name + "'";
+  case Operand:
+    return "in operand";
+  case Condition:
+    return "in condition";
+  case Other:
+    return "here";
+  }
+  return "here";
 }
+
+Sema::Sema(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target)
+    : Ctx(Ctx), Types(Ctx.Types), Diags(Diags), Target(Target) {}
+
+bool checkTranslationUnit(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target) {
+  Sema S(Ctx, Diags, Target);
+  return S.run();
+}
+
+bool Sema::run() {
+  unsigned ErrorsBefore = Diags.errorCount();
+  pushScope();
+  declareBuiltins();
+  for (Decl *D : Ctx.TU.Decls)
+    if (auto *F = llvm::dyn_cast_or_null<FunctionDecl>(D))
+      declareFunction(F);
+  for (Decl *D : Ctx.TU.Decls) {
+    if (Diags.shouldStop())
+      break;
+    if (D)
+      checkTopLevel(D);
+  }
+  popScope();
+  return Diags.errorCount() == ErrorsBefore;
+}
+
+void Sema::declareBuiltins() {
+  struct Builtin {
+    const char *Name;
+    BuiltinVar Kind;
+    bool Varying;
+  };
+  static const Builtin List[] = {
+      {"programIndex", BuiltinVar::ProgramIndex, true},
+      {"programCount", BuiltinVar::ProgramCount, false},
+      {"taskIndex", BuiltinVar::TaskIndex, false},
+      {"taskIndex0", BuiltinVar::TaskIndex0, false},
+      {"taskIndex1", BuiltinVar::TaskIndex1, false},
+      {"taskIndex2", BuiltinVar::TaskIndex2, false},
+      {"taskCount", BuiltinVar::TaskCount, false},
+      {"taskCount0", BuiltinVar::TaskCount0, false},
+      {"taskCount1", BuiltinVar::TaskCount1, false},
+      {"taskCount2", BuiltinVar::TaskCount2, false},
+      {"blockIndex", BuiltinVar::BlockIndex, false},
+      {"blockCount", BuiltinVar::BlockCount, false},
+      {"gangIndex", BuiltinVar::GangIndex, false},
+      {"gangCount", BuiltinVar::GangCount, false},
+  };
+  for (const Builtin &B : List) {
+    const Type *T = Types.getAtomic(
+        Type::Int32, B.Varying ? Variability::Varying : Variability::Uniform, /*Const=*/true);
+    auto *V = Ctx.makeDecl<VarDecl>(SourceLoc(), B.Name, T);
+    V->Builtin = B.Kind;
+    V->IsGlobal = true;
+    Scopes.back().Names[B.Name] = V;
+    DeclSeq[V] = 0;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Scopes
+//===----------------------------------------------------------------------===//
+
+static bool isBuiltin(const Decl *D) {
+  auto *V = llvm::dyn_cast<VarDecl>(D);
+  return V && V->Builtin != BuiltinVar::None;
+}
+
+bool Sema::declareName(Decl *D) {
+  if (D->Name.empty())
+    return true;
+  auto &Names = Scopes.back().Names;
+  auto It = Names.find(D->Name);
+  if (It == Names.end()) {
+    Names[D->Name] = D;
+    return true;
+  }
+  Decl *Prev = It->second;
+  if (Prev == D)
+    return true;
+  // C11 allows repeating a typedef of the same type.
+  if (auto *T = llvm::dyn_cast<TypedefDecl>(D))
+    if (auto *PT = llvm::dyn_cast<TypedefDecl>(Prev))
+      if (T->Ty && PT->Ty && T->Ty == PT->Ty)
+        return true;
+  if (isBuiltin(Prev)) {
+    Diags.error(D->Loc, "cannot redeclare built-in '" + D->Name + "'");
+    return false;
+  }
+  if (auto *V = llvm::dyn_cast<VarDecl>(D); V && V->IsParam && llvm::isa<VarDecl>(Prev) &&
+                                             llvm::cast<VarDecl>(Prev)->IsParam)
+    Diags.error(D->Loc, "redefinition of parameter '" + D->Name + "'");
+  else
+    Diags.error(D->Loc, "redefinition of '" + D->Name + "'");
+  if (Prev->Loc.isValid())
+    Diags.note(Prev->Loc, "previous declaration of '" + D->Name + "' is here");
+  return false;
+}
+
+void Sema::declareTag(Decl *D) {
+  if (D->Name.empty())
+    return;
+  auto &Tags = Scopes.back().Tags;
+  auto It = Tags.find(D->Name);
+  if (It == Tags.end() || It->second == D) {
+    Tags[D->Name] = D;
+    return;
+  }
+  Decl *Prev = It->second;
+  const char *Word = llvm::isa<StructDecl>(D) ? "struct" : "enum";
+  if (auto *S = llvm::dyn_cast<StructDecl>(D)) {
+    if (auto *PS = llvm::dyn_cast<StructDecl>(Prev)) {
+      // A forward declaration and one definition may appear in either order.
+      if (!S->IsComplete)
+        return;
+      if (!PS->IsComplete) {
+        Tags[D->Name] = D;
+        return;
+      }
+    }
+  }
+  Diags.error(D->Loc, std::string("redefinition of '") + Word + " " + D->Name + "'");
+  if (Prev->Loc.isValid())
+    Diags.note(Prev->Loc, "previous definition of '" + D->Name + "' is here");
+}
+
+Decl *Sema::lookup(const std::string &Name) const {
+  for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
+    auto Found = It->Names.find(Name);
+    if (Found != It->Names.end())
+      return Found->second;
+  }
+  return nullptr;
+}
+
+StructDecl *Sema::completeStruct(StructDecl *S) const {
+  if (!S || S->IsComplete)
+    return S;
+  for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
+    auto Found = It->Tags.find(S->Name);
+    if (Found != It->Tags.end())
+      if (auto *Def = llvm::dyn_cast<StructDecl>(Found->second); Def && Def->IsComplete)
+        return Def;
+  }
+  return nullptr;
+}
+
+std::vector<FunctionDecl *> *Sema::overloadSet(const std::string &Name) {
+  auto It = Functions.find(Name);
+  return It == Functions.end() ? nullptr : &It->second;
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+void Sema::declareFunction(FunctionDecl *F) {
+  if (!F->Ty || !F->Ty->isFunction())
+    return;
+  const FunctionFlags &Flags = F->Ty->getFunctionFlags();
+  bool Ok = true;
+
+  // Parameters and the return type default to varying, as in ISPC; array
+  // parameters are uniform pointers to their elements.
+  std::vector<const Type *> ParamTypes;
+  for (size_t I = 0; I < F->Params.size(); ++I) {
+    VarDecl *P = F->Params[I];
+    if (!P)
+      continue;
+    P->IsParam = true;
+    const Type *Written = P->Ty;
+    if (!Written && I < F->Ty->getParamTypes().size())
+      Written = F->Ty->getParamTypes()[I];
+    if (!Written) {
+      Ok = false;
+      continue;
+    }
+    const Type *T = bindDeclType(Written, Variability::Varying);
+    if (T->isArray())
+      T = Types.getPointer(T->getElementType(), Variability::Uniform);
+    P->Ty = T;
+    std::string What = P->Name.empty() ? "parameter " + std::to_string(I + 1)
+                                       : "parameter '" + P->Name + "'";
+    if (T->isVoid()) {
+      Diags.error(P->Loc, What + " has type 'void'");
+      Ok = false;
+    } else if (P->IsShared) {
+      Diags.error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
+                          "global scope");
+      Ok = false;
+    }
+    if (Flags.Export && T->isVarying()) {
+      Diags.error(P->Loc, What + " of export function '" + F->Name + "' must be uniform, not " +
+                              quoted(T));
+      Ok = false;
+    }
+    ParamTypes.push_back(T);
+  }
+  const Type *Ret = bindDeclType(F->Ty->getReturnType(), Variability::Varying);
+  if (Flags.Task && !Ret->isVoid()) {
+    Diags.error(F->Loc, "task function '" + F->Name + "' must return void, not " + quoted(Ret));
+    Ok = false;
+  }
+  if (Flags.Export && Ret->isVarying()) {
+    Diags.error(F->Loc, "export function '" + F->Name + "' must return a uniform value, not " +
+                            quoted(Ret));
+    Ok = false;
+  }
+  if (Ret->isArray()) {
+    Diags.error(F->Loc, "function '" + F->Name + "' cannot return an array");
+    Ok = false;
+  }
+  if (ParamTypes.size() != F->Params.size())
+    return; // a parameter without a type was reported by the parser
+  F->Ty = Types.getFunction(Ret, ParamTypes, Flags);
+
+  // Redeclaration, redefinition and overloading.
+  Scope &Global = Scopes.front();
+  auto Existing = Global.Names.find(F->Name);
+  if (Existing != Global.Names.end() && !llvm::isa<FunctionDecl>(Existing->second)) {
+    declareName(F); // reports the clash
+    return;
+  }
+  std::vector<FunctionDecl *> &Set = Functions[F->Name];
+  for (FunctionDecl *&G : Set) {
+    const auto &GP = G->Ty->getParamTypes();
+    bool SameParams = GP.size() == ParamTypes.size();
+    for (size_t I = 0; SameParams && I < GP.size(); ++I)
+      SameParams = sameType(GP[I], ParamTypes[I]);
+    if (!SameParams) {
+      bool Exported = Flags.Export || G->flags().Export;
+      bool ExternC = Flags.ExternC || G->flags().ExternC;
+      if (Exported || ExternC) {
+        Diags.error(F->Loc, std::string(Exported ? "export" : "extern \"C\"") + " function '" +
+                                F->Name + "' cannot be overloaded");
+        if (G->Loc.isValid())
+          Diags.note(G->Loc, "previous declaration of '" + F->Name + "' is here");
+        return;
+      }
+      continue;
+    }
+    if (G->Ty != F->Ty) {
+      Diags.error(F->Loc, "conflicting types for '" + F->Name + "': " + quoted(F->Ty) +
+                              " vs " + quoted(G->Ty));
+      if (G->Loc.isValid())
+        Diags.note(G->Loc, "previous declaration of '" + F->Name + "' is here");
+      return;
+    }
+    if (F->Body && G->Body) {
+      Diags.error(F->Loc, "redefinition of '" + F->Name + "'");
+      if (G->Loc.isValid())
+        Diags.note(G->Loc, "previous definition of '" + F->Name + "' is here");
+      return;
+    }
+    if (F->Body && G->IsStdlib && !F->IsStdlib) {
+      Diags.error(F->Loc, "'" + F->Name + "' is a standard library function and cannot be "
+                                          "redefined");
+      return;
+    }
+    // A prototype and its definition: later calls resolve to the definition.
+    if (F->Body)
+      G = F;
+    if (Ok)
+      Checked.insert(F);
+    return;
+  }
+  Set.push_back(F);
+  if (Existing == Global.Names.end())
+    Global.Names[F->Name] = F;
+  if (Ok)
+    Checked.insert(F);
+}
+
+void Sema::checkTopLevel(Decl *D) {
+  switch (D->getKind()) {
+  case Decl::VarDeclKind: {
+    auto *V = llvm::cast<VarDecl>(D);
+    V->IsGlobal = true;
+    checkVarDecl(V);
+    break;
+  }
+  case Decl::FunctionDeclKind: {
+    auto *F = llvm::cast<FunctionDecl>(D);
+    if (F->Body && Checked.count(F))
+      checkFunctionBody(F);
+    break;
+  }
+  case Decl::StructDeclKind:
+    checkStructDecl(llvm::cast<StructDecl>(D));
+    break;
+  case Decl::EnumDeclKind:
+    checkEnumDecl(llvm::cast<EnumDecl>(D));
+    break;
+  case Decl::TypedefDeclKind:
+    checkTypedefDecl(llvm::cast<TypedefDecl>(D));
+    break;
+  case Decl::EnumConstantDeclKind:
+    break; // checked with its enum
+  }
+}
+
+void Sema::checkLocalDecl(Decl *D) {
+  switch (D->getKind()) {
+  case Decl::VarDeclKind:
+    checkVarDecl(llvm::cast<VarDecl>(D));
+    break;
+  case Decl::FunctionDeclKind:
+    Diags.error(D->Loc, "functions cannot be declared inside a function body");
+    break;
+  case Decl::StructDeclKind:
+    checkStructDecl(llvm::cast<StructDecl>(D));
+    break;
+  case Decl::EnumDeclKind:
+    checkEnumDecl(llvm::cast<EnumDecl>(D));
+    break;
+  case Decl::TypedefDeclKind:
+    checkTypedefDecl(llvm::cast<TypedefDecl>(D));
+    break;
+  case Decl::EnumConstantDeclKind:
+    break;
+  }
+}
+
+bool Sema::checkObjectType(const Type *T, SourceLoc Loc, const std::string &What,
+                           bool AllowUnsized) {
+  if (T->isVoid()) {
+    Diags.error(Loc, What + " has type 'void'");
+    return false;
+  }
+  if (T->isFunction()) {
+    Diags.error(Loc, What + " has function type " + quoted(T));
+    return false;
+  }
+  const Type *E = T;
+  bool Outer = true;
+  while (E->isArray()) {
+    if (E->getArraySize() == 0 && !(Outer && AllowUnsized)) {
+      Diags.error(Loc, Outer ? What + " needs a positive array size or an initializer"
+                             : What + " has an array element type of unknown size");
+      return false;
+    }
+    E = E->getElementType();
+    Outer = false;
+  }
+  if (E->isVoid()) {
+    Diags.error(Loc, What + " is an array of 'void'");
+    return false;
+  }
+  if (E->isStruct() && !completeStruct(E->getStructDecl())) {
+    Diags.error(Loc, What + " has incomplete type " + quoted(E));
+    return false;
+  }
+  return true;
+}
+
+void Sema::checkVarDecl(VarDecl *V) {
+  if (!V->Ty) {
+    declareName(V);
+    declareVarSeq(V);
+    return;
+  }
+  bool InFunction = CurFunction != nullptr;
+  // Locals and globals default to varying, as in ISPC.
+  const Type *T = bindDeclType(V->Ty, Variability::Varying);
+  std::string What = "variable '" + V->Name + "'";
+  bool Ok = true;
+  if (V->IsShared && T->isVarying()) {
+    Diags.error(V->Loc, "shared variables must be uniform: '" + V->Name + "' has type " +
+                            quoted(T));
+    Ok = false;
+  }
+  (void)InFunction;
+  // `T a[] = {...}` takes its size from the initializer.
+  if (T->isArray() && T->getArraySize() == 0 && V->Init)
+    if (auto *L = llvm::dyn_cast<InitListExpr>(V->Init); L && !L->Elements.empty())
+      T = Types.getArray(T->getElementType(), L->Elements.size());
+  if (Ok && !checkObjectType(T, V->Loc, What, /*AllowUnsized=*/false))
+    Ok = false;
+  V->Ty = Ok ? T : nullptr;
+  if (V->Ty && V->Init)
+    checkInitializer(V);
+  else if (V->Init && !llvm::isa<InitListExpr>(V->Init))
+    checkExpr(V->Init); // still report errors inside the initializer
+  declareName(V);
+  declareVarSeq(V);
+}
+
+void Sema::checkInitializer(VarDecl *V) {
+  if (auto *L = llvm::dyn_cast<InitListExpr>(V->Init)) {
+    checkInitList(L, V->Ty, V->Name);
+    return;
+  }
+  if (V->Ty->isArray()) {
+    if (checkExpr(V->Init))
+      Diags.error(V->Init->Loc, "array '" + V->Name + "' must be initialized with a brace list");
+    return;
+  }
+  ConvContext Where{ConvContext::Init, V->Name};
+  if (checkRValue(V->Init))
+    convert(V->Init, unqualified(V->Ty), Where);
+}
+
+bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarName) {
+  L->Ty = unqualified(T);
+  ConvContext Where{ConvContext::Init, VarName};
+  bool Ok = true;
+  auto CheckElement = [&](Expr *&E, const Type *ElemTy) {
+    if (auto *Sub = llvm::dyn_cast<InitListExpr>(E)) {
+      Ok &= checkInitList(Sub, ElemTy, VarName);
+      return;
+    }
+    if (ElemTy->isArray()) {
+      if (checkExpr(E))
+        Diags.error(E->Loc, "array element of '" + VarName + "' needs a brace initializer");
+      Ok = false;
+      return;
+    }
+    if (!checkRValue(E) || !convert(E, unqualified(ElemTy), Where))
+      Ok = false;
+  };
+  if (T->isArray()) {
+    uint64_t N = T->getArraySize();
+    if (N && L->Elements.size() > N) {
+      Diags.error(L->Elements[N]->Loc, "too many initializers for " + quoted(T));
+      Ok = false;
+    }
+    for (size_t I = 0; I < L->Elements.size() && (I < N || !N); ++I)
+      CheckElement(L->Elements[I], T->getElementType());
+    return Ok;
+  }
+  if (T->isStruct()) {
+    StructDecl *S = completeStruct(T->getStructDecl());
+    if (!S)
+      return false;
+    if (L->Elements.size() > S->Fields.size()) {
+      Diags.error(L->Elements[S->Fields.size()]->Loc, "too many initializers for " + quoted(T));
+      Ok = false;
+    }
+    for (size_t I = 0; I < L->Elements.size() && I < S->Fields.size(); ++I) {
+      if (!S->Fields[I].Ty) {
+        Ok = false;
+        continue;
+      }
+      CheckElement(L->Elements[I], Types.memberType(S->Fields[I].Ty, T->getVariability()));
+    }
+    return Ok;
+  }
+  // A scalar may be written as `{ value }`.
+  if (L->Elements.size() != 1) {
+    Diags.error(L->Loc, "a brace initializer for " + quoted(T) + " must have exactly one element");
+    for (Expr *&E : L->Elements)
+      if (!llvm::isa<InitListExpr>(E))
+        checkExpr(E);
+    return false;
+  }
+  CheckElement(L->Elements[0], T);
+  return Ok;
+}
+
+void Sema::checkFunctionBody(FunctionDecl *F) {
+  CurFunction = F;
+  Regions.clear();
+  Targets.clear();
+  Switches.clear();
+  EverywhereDepth = 0;
+  pushScope();
+  for (VarDecl *P : F->Params) {
+    if (!P)
+      continue;
+    if (!P->Name.empty())
+      declareName(P);
+    declareVarSeq(P);
+    if (P->Init && P->Ty && checkRValue(P->Init))
+      convert(P->Init, unqualified(P->Ty), ConvContext{ConvContext::Init, P->Name});
+  }
+  checkCompound(F->Body, /*NewScope=*/false);
+  popScope();
+  CurFunction = nullptr;
+  Regions.clear();
+}
+
+void Sema::checkStructDecl(StructDecl *S) {
+  declareTag(S);
+  if (!S->IsComplete)
+    return;
+  std::unordered_map<std::string, const FieldDecl *> Seen;
+  for (FieldDecl &F : S->Fields) {
+    if (!F.Name.empty()) {
+      auto [It, New] = Seen.emplace(F.Name, &F);
+      if (!New) {
+        Diags.error(F.Loc, "duplicate member '" + F.Name + "' in 'struct " + S->Name + "'");
+        Diags.note(It->second->Loc, "previous declaration of '" + F.Name + "' is here");
+        continue;
+      }
+    }
+    if (!F.Ty)
+      continue;
+    const Type *E = F.Ty;
+    while (E->isArray())
+      E = E->getElementType();
+    if (E->isStruct() && (E->getStructDecl() == S || E->getStructDecl()->Name == S->Name)) {
+      Diags.error(F.Loc, "member '" + F.Name + "' has incomplete type " + quoted(E) +
+                             " (a struct cannot contain itself)");
+      F.Ty = nullptr;
+      continue;
+    }
+    if (!checkObjectType(F.Ty, F.Loc, "member '" + F.Name + "'", /*AllowUnsized=*/false))
+      F.Ty = nullptr;
+  }
+}
+
+void Sema::checkEnumDecl(EnumDecl *E) {
+  declareTag(E);
+  int64_t Next = 0;
+  for (EnumConstantDecl *C : E->Constants) {
+    if (!C)
+      continue;
+    if (!C->Ty)
+      C->Ty = Types.getEnum(E);
+    if (C->Value) {
+      if (checkRValue(C->Value)) {
+        std::optional<int64_t> V;
+        if (C->Value->Ty->isArithmetic() && !C->Value->Ty->isFloatingPoint())
+          V = evalIntConst(C->Value);
+        if (V)
+          Next = *V;
+        else
+          Diags.error(C->Value->Loc,
+                      "value of enumerator '" + C->Name + "' is not an integer constant");
+      }
+    }
+    C->Resolved = Next++;
+    declareName(C);
+  }
+}
+
+void Sema::checkTypedefDecl(TypedefDecl *T) { declareName(T); }
+
+} // namespace spmdc

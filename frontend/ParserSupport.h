@@ -1,0 +1,149 @@
+// Shared state and helper types of the Flex lexer and the Bison parser.
+//
+// The lexer and the parser both see one ParserState: the source text, where
+// in the original file the lexer is (after line markers), the AST context
+// that nodes and types are created in, and the flags that stop parsing
+// (nesting too deep, error limit reached).
+#pragma once
+
+#include "frontend/AST.h"
+#include "frontend/SourceLocation.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spmdc {
+
+class DiagnosticEngine;
+
+/// Bison's location type: the first and last character of a construct, plus
+/// byte offsets into the parsed text so that `assert` can quote its condition.
+struct SrcSpan {
+  SourceLoc Begin, End;
+  uint32_t BeginOff = 0, EndOff = 0;
+};
+
+/// One step of a declarator, applied to the type built so far (base first).
+struct DeclChunk {
+  enum ChunkKind { Pointer, Reference, Array, Function } Kind = Pointer;
+  SourceLoc Loc;
+  Variability Var = Variability::Unbound; ///< the pointer's own variability
+  bool Const = false;                     ///< the pointer's own constness
+  Expr *Size = nullptr;                   ///< array size, null for `[]`
+  /// Function parameters (IsParam VarDecls; an unnamed one has an empty name).
+  std::vector<VarDecl *> Params;
+};
+
+/// What precedes the declarators: qualifiers, storage and the base type.
+struct DeclSpec {
+  SourceLoc Loc; ///< first specifier
+  Variability Var = Variability::Unbound;
+  bool Const = false;
+  StorageClass Storage = StorageClass::None;
+  bool ExternC = false, Export = false, Task = false, Inline = false, NoInline = false;
+  bool Unmasked = false, Shared = false, Typedef = false;
+  bool Signed = false, Unsigned = false;
+  /// The written base type: an atomic keyword's type, a typedef's type, a
+  /// struct or enum. Null when only `signed`/`unsigned` (or nothing) was given.
+  const Type *Base = nullptr;
+  std::string BaseSpelling; ///< for messages: "int", "float", the type name...
+  bool BaseIsIntKeyword = false; ///< `int`: combines with signed/unsigned to a 32-bit integer
+  bool Invalid = false;          ///< an error was reported; do not report more
+};
+
+/// A declarator: the declared name and the chunks to apply to the base type.
+struct Declarator {
+  SourceLoc Loc; ///< the name, or where the name would be
+  std::string Name;
+  std::vector<DeclChunk> Chunks; ///< base first, the name's own level last
+  /// True when the declarator is `name(params)` with nothing but pointers
+  /// before it: the name declares a function.
+  bool isFunction() const { return !Chunks.empty() && Chunks.back().Kind == DeclChunk::Function; }
+};
+
+/// One word of a declaration's specifiers, merged into a DeclSpec by the parser.
+struct SpecItem {
+  enum ItemKind {
+    Uniform, Varying, Const, Static, Extern, ExternC, Export, Task, Inline, NoInline,
+    Unmasked, Shared, Typedef, Signed, Unsigned, Base
+  } Kind = Base;
+  SpecItem() = default;
+  SpecItem(ItemKind Kind, SourceLoc Loc, const Type *T = nullptr, std::string Spelling = {},
+           bool IsIntKeyword = false)
+      : Kind(Kind), Loc(Loc), T(T), Spelling(std::move(Spelling)), IsIntKeyword(IsIntKeyword) {}
+  SourceLoc Loc;
+  const Type *T = nullptr;  ///< Base: the type
+  std::string Spelling;     ///< Base: the keyword or name, for messages
+  bool IsIntKeyword = false; ///< Base: `int`
+};
+
+struct InitDeclarator {
+  Declarator D;
+  Expr *Init = nullptr;
+};
+
+/// Everything the lexer and the parser share while one buffer is parsed.
+class ParserState {
+public:
+  ParserState(std::string_view Text, const std::string &BufferName, ASTContext &Ctx,
+              DiagnosticEngine &Diags, bool IsStdlib);
+
+  std::string_view Text;
+  ASTContext &Ctx;
+  DiagnosticEngine &Diags;
+  bool IsStdlib;
+
+  // Lexer position: the original file and line (after line markers).
+  const std::string *File;
+  uint32_t Line = 1, Col = 1;
+  uint32_t Offset = 0;          ///< byte offset of the next character
+  int BracketDepth = 0;         ///< open ( [ { not yet closed
+  std::string LastTokenText;    ///< the text of the most recent token
+  SrcSpan Tok;                  ///< where the text just matched lies
+  SourceLoc CommentStart;       ///< the `/*` of the comment being skipped
+
+  /// Moves the position over matched text and sets Tok to its extent.
+  void advance(const char *Text, size_t Len);
+  /// An empty span at the current position (end of file).
+  SrcSpan here() const;
+  /// Decodes C escapes of a string or character literal body; reports bad
+  /// escapes at `Loc`.
+  std::string decodeEscapes(std::string_view Body, SourceLoc Loc);
+
+  /// Set when parsing of this buffer was abandoned after an error that makes
+  /// the rest meaningless (nesting too deep); later syntax errors are not shown.
+  bool Aborted = false;
+  int64_t NextEnumValue = 0; ///< value of the next enumerator without `= value`
+
+  /// Struct and enum declarations created while parsing the current
+  /// declaration; the declaration emits them before its own declarators.
+  std::vector<Decl *> PendingTags;
+
+  /// Reports an error unless the parse was abandoned or the limit reached.
+  void error(SourceLoc Loc, const std::string &Msg);
+  /// Reports that nesting exceeded ASTContext::MaxNestingDepth, once, and
+  /// abandons the buffer. Returns true (for `if (PS.tooDeep(...)) YYABORT;`).
+  bool nestingTooDeep(SourceLoc Loc, const char *What);
+
+  // The lexer hack: scoped names of types, persisting in the ASTContext.
+  void pushScope();
+  size_t scopeDepth() const { return Ctx.ParserScopes.size(); }
+  void popScopesTo(size_t Depth);
+  const Type *lookupTypeName(const std::string &Name) const;
+  /// The type named in the innermost scope only.
+  const Type *lookupTypeNameInCurrentScope(const std::string &Name) const;
+  void declareTypeName(const std::string &Name, const Type *T);
+  /// Integer constants (enumerators, `const` integers) usable as array sizes;
+  /// a variable of the same name hides an outer constant.
+  void declareConstant(const std::string &Name, std::optional<int64_t> Value);
+  std::optional<int64_t> lookupConstant(const std::string &Name) const;
+
+  /// Folds an integer constant expression made of literals, known constants
+  /// and operators; nullopt when it is not one.
+  std::optional<int64_t> foldConstant(const Expr *E) const;
+};
+
+} // namespace spmdc

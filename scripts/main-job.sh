@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The main job: builds spmdc and compiles every example as far as the compiler goes today.
+#
+# Usage: bash scripts/main-job.sh
+# Per example (examples/**/*.spmd): check it (--syntax-only), dump its AST
+# (--emit=ast, line count), then try x86 code generation (avx2-i32x8 object +
+# header) and NVPTX code generation (PTX). Outputs and full compiler messages go
+# to build/examples/. Exit status 0 when every example checks cleanly; a code
+# generator that reports "not yet" is shown as such, a crash is a failure.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$SPMDC_ROOT"
+
+if ! bash scripts/setup.sh; then
+  echo "main-job: setup or build failed (see above)" >&2
+  exit 1
+fi
+
+spmdc=build/bin/spmdc
+# No example should take long to compile; a hang is reported like a crash.
+limit_s=120
+out=build/examples
+rm -rf "$out"
+mkdir -p "$out"
+
+mapfile -t examples < <(find examples -name '*.spmd' | LC_ALL=C sort)
+if ((${#examples[@]} == 0)); then
+  echo "main-job: no examples under examples/" >&2
+  exit 1
+fi
+
+# The first line of what the compiler said, without the "spmdc: error: " or
+# "file:line:col: error: " prefix, for the summary table.
+first_message() {
+  sed -n '1{s/^[^ ]*: error: //;s/^spmdc: error: //;p;q}' "$1"
+}
+
+# Runs one code generation attempt; sets `result` to "ok", "refused" (the
+# compiler said why, with status 1) or "CRASH", and notes what it said.
+codegen() {
+  local name="$1" log="$2"
+  shift 2
+  timeout "$limit_s" "$spmdc" "$@" >"$log" 2>&1
+  local status=$?
+  if ((status == 0)); then
+    result=ok
+  elif ((status == 1)); then
+    result=refused
+    local message
+    message=$(first_message "$log")
+    refusals["$message"]=$((${refusals["$message"]:-0} + 1))
+  else
+    result=CRASH
+    if ((status == 124)); then
+      notes+=("$name: compiler still running after ${limit_s}s (see $log)")
+    else
+      notes+=("$name: compiler exited with status $status (see $log)")
+    fi
+    crashed=$((crashed + 1))
+  fi
+}
+
+printf '%-36s %-6s %5s %9s  %-10s %-10s\n' example check warn ast-lines x86 nvptx
+notes=()
+declare -A refusals=()
+failed=0
+crashed=0
+for src in "${examples[@]}"; do
+  stem="${src#examples/}"
+  stem="${stem%.spmd}"
+  log="$out/${stem//\//_}"
+
+  timeout "$limit_s" "$spmdc" --syntax-only "$src" >"$log.check.txt" 2>&1
+  check_status=$?
+  warnings=$(grep -c ': warning: ' "$log.check.txt")
+  if ((check_status == 0)); then
+    check=ok
+  else
+    check=FAIL
+    failed=$((failed + 1))
+    if ((check_status == 1)); then
+      notes+=("$src: $(grep -m1 ': error: ' "$log.check.txt" || first_message "$log.check.txt")")
+    else
+      notes+=("$src: the check ended with status $check_status (crash or hang; see $log.check.txt)")
+    fi
+  fi
+
+  ast_lines=-
+  if ((check_status == 0)) && timeout "$limit_s" "$spmdc" --emit=ast "$src" -o "$log.ast.txt" 2>"$log.ast.err"; then
+    ast_lines=$(wc -l <"$log.ast.txt")
+  fi
+
+  codegen "$src (x86)" "$log.x86.txt" --target=avx2-i32x8 --emit=obj "$src" -o "$log.o" -h "$log.h"
+  x86=$result
+  codegen "$src (nvptx)" "$log.nvptx.txt" --target=nvptx --emit=ptx "$src" -o "$log.ptx"
+  nvptx=$result
+  printf '%-36s %-6s %5s %9s  %-10s %-10s\n' "$src" "$check" "$warnings" "$ast_lines" "$x86" "$nvptx"
+done
+
+echo
+if ((${#notes[@]} > 0)); then
+  echo "problems:"
+  printf '  %s\n' "${notes[@]}"
+  echo
+fi
+if ((${#refusals[@]} > 0)); then
+  echo "code generation refused by the compiler (attempts: message):"
+  for message in "${!refusals[@]}"; do
+    printf '  %s: %s\n' "${refusals[$message]}" "$message"
+  done
+  echo
+fi
+echo "main-job: ${#examples[@]} examples, $((${#examples[@]} - failed)) checked cleanly," \
+  "$failed failed to check, $crashed code generation crashes (outputs in $out/)"
+((failed == 0 && crashed == 0))

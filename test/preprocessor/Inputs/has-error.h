@@ -1,0 +1,2 @@
+uniform int before_error;
+#error header says no

@@ -1,0 +1,1 @@
+uniform int same_from_include_dir = 1;

@@ -1,0 +1,2 @@
+// A header that includes a file that does not exist.
+#include "no-such-inner.h"

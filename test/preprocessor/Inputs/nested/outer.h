@@ -1,0 +1,2 @@
+// Includes "same.h", which exists both here and in incdir/: this directory wins.
+#include "same.h"

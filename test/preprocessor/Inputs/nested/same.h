@@ -1,0 +1,1 @@
+uniform int same_from_includer_dir = 1;

@@ -1,0 +1,2 @@
+#pragma once
+uniform int included_once;

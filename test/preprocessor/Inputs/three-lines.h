@@ -1,0 +1,3 @@
+uniform int h1;
+uniform int h2;
+uniform int h3;
