@@ -77,6 +77,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.ShowVersion = true;
       continue;
     }
+    if (A == "--print-host-targets") {
+      O.PrintHostTargets = true;
+      continue;
+    }
     if (A == "--syntax-only" || A == "-fsyntax-only") {
       O.SyntaxOnly = true;
       continue;
@@ -160,7 +164,7 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
     O.Input = A.str();
     SawInput = true;
   }
-  if (!SawInput && !O.ShowHelp && !O.ShowVersion)
+  if (!SawInput && !O.ShowHelp && !O.ShowVersion && !O.PrintHostTargets)
     return fail("no input file (see --help)");
   return O;
 }
@@ -213,6 +217,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "                      no performance warnings (also #pragma ignore warning(perf))\n"
         "  --error-limit=<n>   stop after n errors (default 20, 0: no limit)\n"
         "\n"
+        "  --print-host-targets\n"
+        "                      list the x86 targets this CPU can run and exit\n"
         "  --version, -v       print the version and exit\n"
         "  --help, -help       print this help and exit\n";
 }

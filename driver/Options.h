@@ -42,6 +42,7 @@ struct CompilerOptions {
 
   bool ShowHelp = false;
   bool ShowVersion = false;
+  bool PrintHostTargets = false; ///< list the x86 targets this CPU runs, one per line
 };
 
 /// Parses argv. Errors name the offending argument in one line.

@@ -321,8 +321,11 @@ private:
   bool isVaryingLoop(Op &O) {
     const Region &Cond = *O.Regions[0];
     const Op *Y = Cond.Ops.empty() ? nullptr : Cond.Ops.back().get();
+    // A return under varying control flow inside makes the loop varying too:
+    // lanes that returned must stop iterating while the others go on.
     return (Y && Y->Operands[0]->isVarying()) || hasVaryingJump(*O.Regions[1], false, false) ||
-           hasVaryingJump(*O.Regions[2], false, false);
+           hasVaryingJump(*O.Regions[2], false, false) ||
+           hasVaryingJump(*O.Regions[1], false, true);
   }
 
   void loopOp(Op &O) {
