@@ -212,6 +212,9 @@ private:
     std::vector<llvm::Type *> Params;
     for (auto &P : F.Params)
       Params.push_back(llvmType(P->Ty));
+    // A task also receives its position in the launch: taskIndex0..2, taskCount0..2.
+    if (F.flags().Task)
+      Params.insert(Params.end(), TaskIndexParams, B.getInt32Ty());
     auto *FT = llvm::FunctionType::get(llvmType(F.Ty->getReturnType()), Params, false);
     std::string Name = F.flags().Export ? F.Symbol + "___masked" : F.Symbol;
     auto Linkage = (F.IsStatic || (F.Body && !F.flags().ExternC && !F.flags().Export &&
@@ -272,14 +275,24 @@ private:
       Values[F.Params[I].get()] = Fn->getArg(I);
       Fn->getArg(I)->setName(F.Params[I]->NameHint);
     }
+    if (F.flags().Task) {
+      static const char *Names[TaskIndexParams] = {"taskIndex0", "taskIndex1", "taskIndex2",
+                                                   "taskCount0", "taskCount1", "taskCount2"};
+      for (unsigned I = 0; I < TaskIndexParams; ++I)
+        Fn->getArg(F.Params.size() + I)->setName(Names[I]);
+    }
+    // Functions that launch tasks keep their launch group; it starts empty.
+    LaunchGroup = nullptr;
+    if (containsOp(*F.Body, OpCode::Launch)) {
+      LaunchGroup = B.CreateAlloca(B.getPtrTy(), nullptr, "__launch_group");
+      B.CreateStore(llvm::Constant::getNullValue(B.getPtrTy()), LaunchGroup);
+    }
     region(*F.Body);
     // Falling off the end: return void, or an undefined value as C does.
-    if (!B.GetInsertBlock()->getTerminator()) {
-      if (Fn->getReturnType()->isVoidTy())
-        B.CreateRetVoid();
-      else
-        B.CreateRet(llvm::PoisonValue::get(Fn->getReturnType()));
-    }
+    if (!B.GetInsertBlock()->getTerminator())
+      emitReturn(Fn->getReturnType()->isVoidTy()
+                     ? nullptr
+                     : llvm::PoisonValue::get(Fn->getReturnType()));
     // Blocks left empty after a jump get an unreachable terminator.
     for (llvm::BasicBlock &BB : *Fn)
       if (!BB.getTerminator()) {
@@ -407,10 +420,7 @@ private:
       B.CreateBr(Loops.back().Continue);
       return;
     case OpCode::Return:
-      if (O.Operands.empty())
-        B.CreateRetVoid();
-      else
-        B.CreateRet(val(O.Operands[0]));
+      emitReturn(O.Operands.empty() ? nullptr : val(O.Operands[0]));
       return;
     case OpCode::MaskAllOn:
       set(O, llvm::ConstantInt::getTrue(maskType()));
@@ -439,16 +449,13 @@ private:
       set(O, B.CreateInsertElement(val(O.Operands[0]), val(O.Operands[2]), val(O.Operands[1])));
       return;
     case OpCode::Print:
-      unsupported(O, "'print'");
-      return;
+      return print(O);
     case OpCode::Assert:
-      unsupported(O, "'assert'");
-      return;
+      return assertOp(O);
     case OpCode::Launch:
-      unsupported(O, "'launch'");
-      return;
+      return launch(O);
     case OpCode::Sync:
-      unsupported(O, "'sync'");
+      emitSync();
       return;
     case OpCode::Crev:
     case OpCode::Foreach:
@@ -477,29 +484,203 @@ private:
     // On the CPU a block is one gang (SPEC 2.3). Outside a launched task
     // there is one task: index 0 of 1.
     case BuiltinVar::GangIndex:
-    case BuiltinVar::TaskIndex:
-    case BuiltinVar::TaskIndex0:
-    case BuiltinVar::TaskIndex1:
-    case BuiltinVar::TaskIndex2:
-    case BuiltinVar::BlockIndex:
-      if (CurIR->flags().Task)
-        return (void)unsupported(O, "task indices");
       set(O, B.getInt32(0));
       return;
     case BuiltinVar::GangCount:
-    case BuiltinVar::TaskCount:
+      set(O, B.getInt32(1));
+      return;
+    case BuiltinVar::TaskIndex0:
+    case BuiltinVar::TaskIndex1:
+    case BuiltinVar::TaskIndex2:
     case BuiltinVar::TaskCount0:
     case BuiltinVar::TaskCount1:
     case BuiltinVar::TaskCount2:
+    case BuiltinVar::TaskIndex:
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::BlockIndex:
     case BuiltinVar::BlockCount:
-      if (CurIR->flags().Task)
-        return (void)unsupported(O, "task counts");
-      set(O, B.getInt32(1));
+      set(O, taskBuiltin(O.BuiltinId));
       return;
     case BuiltinVar::None:
       break;
     }
     unsupported(O, "this built-in");
+  }
+
+  static constexpr unsigned TaskIndexParams = 6;
+
+  static bool containsOp(ir::Region &R, OpCode Code) {
+    for (auto &O : R.Ops) {
+      if (O->Code == Code)
+        return true;
+      for (auto &Sub : O->Regions)
+        if (containsOp(*Sub, Code))
+          return true;
+    }
+    return false;
+  }
+
+  /// taskIndex/taskCount and their per-dimension forms. Outside a task there
+  /// is one task (index 0 of 1). On the CPU a block is one task (SPEC 2.3).
+  llvm::Value *taskBuiltin(BuiltinVar Which) {
+    if (!CurIR->flags().Task) {
+      bool IsCount = Which == BuiltinVar::TaskCount || Which == BuiltinVar::TaskCount0 ||
+                     Which == BuiltinVar::TaskCount1 || Which == BuiltinVar::TaskCount2 ||
+                     Which == BuiltinVar::BlockCount;
+      return B.getInt32(IsCount ? 1 : 0);
+    }
+    unsigned First = CurIR->Params.size();
+    auto Arg = [&](unsigned I) { return Fn->getArg(First + I); };
+    switch (Which) {
+    case BuiltinVar::TaskIndex0:
+      return Arg(0);
+    case BuiltinVar::TaskIndex1:
+      return Arg(1);
+    case BuiltinVar::TaskIndex2:
+      return Arg(2);
+    case BuiltinVar::TaskCount0:
+      return Arg(3);
+    case BuiltinVar::TaskCount1:
+      return Arg(4);
+    case BuiltinVar::TaskCount2:
+      return Arg(5);
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::BlockCount:
+      return B.CreateMul(B.CreateMul(Arg(3), Arg(4)), Arg(5));
+    default: // taskIndex, blockIndex: i0 + c0 * (i1 + c1 * i2)
+      return B.CreateAdd(Arg(0), B.CreateMul(Arg(3), B.CreateAdd(Arg(1), B.CreateMul(Arg(4), Arg(2)))));
+    }
+  }
+
+  llvm::FunctionCallee runtimeFn(const char *Name, llvm::Type *Ret, std::vector<llvm::Type *> Params) {
+    return Mod->getOrInsertFunction(Name, llvm::FunctionType::get(Ret, Params, false));
+  }
+
+  /// A function that launched tasks waits for them before it returns (as ISPC).
+  void emitSync() {
+    if (!LaunchGroup)
+      return;
+    llvm::Value *G = B.CreateLoad(B.getPtrTy(), LaunchGroup);
+    B.CreateCall(runtimeFn("spmdc_task_sync", B.getVoidTy(), {B.getPtrTy()}), {G});
+    B.CreateStore(llvm::Constant::getNullValue(B.getPtrTy()), LaunchGroup);
+  }
+
+  void emitReturn(llvm::Value *V) {
+    emitSync();
+    if (V)
+      B.CreateRet(V);
+    else
+      B.CreateRetVoid();
+  }
+
+  /// The runtime calls `fn(data, i0, i1, i2, c0, c1, c2)`; this entry unpacks
+  /// the argument block and calls the task with every lane on.
+  llvm::Function *taskEntry(ir::Function &Task, llvm::StructType *ArgsTy) {
+    auto It = TaskEntries.find(&Task);
+    if (It != TaskEntries.end())
+      return It->second;
+    std::vector<llvm::Type *> Params = {B.getPtrTy()};
+    Params.insert(Params.end(), TaskIndexParams, B.getInt32Ty());
+    auto *E = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
+                                     llvm::GlobalValue::InternalLinkage,
+                                     Task.Symbol + "___task_entry", *Mod);
+    TaskEntries[&Task] = E;
+    llvm::IRBuilder<> EB(llvm::BasicBlock::Create(Ctx, "entry", E));
+    std::vector<llvm::Value *> Args = {llvm::ConstantInt::getTrue(maskType())};
+    for (unsigned I = 1; I < Task.Params.size(); ++I)
+      Args.push_back(EB.CreateLoad(ArgsTy->getElementType(I - 1),
+                                   EB.CreateStructGEP(ArgsTy, E->getArg(0), I - 1)));
+    for (unsigned I = 0; I < TaskIndexParams; ++I)
+      Args.push_back(E->getArg(1 + I));
+    EB.CreateCall(Functions[&Task], Args);
+    EB.CreateRetVoid();
+    return E;
+  }
+
+  void launch(ir::Op &O) {
+    ir::Function &Task = *O.Callee;
+    std::vector<llvm::Type *> Fields;
+    for (unsigned I = 1; I < Task.Params.size(); ++I)
+      Fields.push_back(llvmType(Task.Params[I]->Ty));
+    llvm::StructType *ArgsTy = llvm::StructType::get(Ctx, Fields);
+    const llvm::DataLayout &DL = Mod->getDataLayout();
+    llvm::Value *Data = B.CreateCall(
+        runtimeFn("spmdc_task_alloc", B.getPtrTy(), {B.getPtrTy(), B.getInt64Ty(), B.getInt32Ty()}),
+        {LaunchGroup, B.getInt64(DL.getTypeAllocSize(ArgsTy)),
+         B.getInt32(DL.getABITypeAlign(ArgsTy).value())});
+    for (unsigned I = 0; I < O.Operands.size() && I < Fields.size(); ++I)
+      B.CreateStore(val(O.Operands[I]), B.CreateStructGEP(ArgsTy, Data, I));
+    llvm::Value *Counts[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
+    for (unsigned I = 0; I < O.LaunchCounts.size() && I < 3; ++I)
+      Counts[I] = val(O.LaunchCounts[I]);
+    B.CreateCall(runtimeFn("spmdc_task_launch", B.getVoidTy(),
+                           {B.getPtrTy(), B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(),
+                            B.getInt32Ty(), B.getInt32Ty()}),
+                 {LaunchGroup, taskEntry(Task, ArgsTy), Data, Counts[0], Counts[1], Counts[2]});
+  }
+
+  /// `print`: spmdc_print(format, types, width, mask, args) from the runtime.
+  void print(ir::Op &O) {
+    std::string Types;
+    std::vector<llvm::Value *> Slots;
+    llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+    for (ir::Value *V : O.Operands) {
+      const Type *T = V->Ty;
+      llvm::Value *X = val(V);
+      char C;
+      if (T->isBool()) {
+        C = 'b';
+        X = B.CreateZExt(X, T->isVarying() ? llvmType(T, true) : B.getInt8Ty());
+      } else if (T->isFloatingPoint()) {
+        C = T->getKind() == Type::Double ? 'd' : 'f';
+        if (T->getKind() == Type::Float16)
+          X = B.CreateFPExt(X, T->isVarying() ? llvm::FixedVectorType::get(B.getFloatTy(), W)
+                                              : B.getFloatTy());
+      } else if (T->isPointer()) {
+        C = 'p';
+      } else if (T->getBitWidth() == 64) {
+        C = T->isUnsignedInteger() ? 'v' : 'l';
+      } else {
+        C = T->isUnsignedInteger() ? 'u' : 'i';
+        llvm::Type *I32 = T->isVarying() ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(
+                                               B.getInt32Ty(), W))
+                                         : B.getInt32Ty();
+        X = B.CreateIntCast(X, I32, !T->isUnsignedInteger());
+      }
+      if (T->isVarying())
+        C = static_cast<char>(std::toupper(C));
+      Types += C;
+      llvm::Value *Slot = Entry.CreateAlloca(X->getType());
+      B.CreateStore(X, Slot);
+      Slots.push_back(Slot);
+    }
+    llvm::Value *Args = Entry.CreateAlloca(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1));
+    for (size_t I = 0; I < Slots.size(); ++I)
+      B.CreateStore(Slots[I], B.CreateConstGEP2_32(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1), Args, 0, I));
+    llvm::Value *Bits = B.CreateZExt(B.CreateBitCast(mask(O), B.getIntNTy(W)), B.getInt64Ty());
+    B.CreateCall(runtimeFn("spmdc_print", B.getVoidTy(),
+                           {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getPtrTy()}),
+                 {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
+  }
+
+  /// `assert(c)`: if some active lane fails, report it through the runtime.
+  void assertOp(ir::Op &O) {
+    llvm::Value *C = val(O.Operands[0]);
+    if (!C->getType()->isVectorTy())
+      C = splat(C);
+    llvm::Value *Failing = B.CreateAnd(mask(O), B.CreateNot(C));
+    llvm::Value *Bits = B.CreateZExt(B.CreateBitCast(Failing, B.getIntNTy(W)), B.getInt64Ty());
+    auto *Fail = llvm::BasicBlock::Create(Ctx, "assert.fail", Fn);
+    auto *Cont = llvm::BasicBlock::Create(Ctx, "assert.ok", Fn);
+    B.CreateCondBr(B.CreateICmpNE(Bits, B.getInt64(0)), Fail, Cont);
+    B.SetInsertPoint(Fail);
+    std::string File = O.Loc.File ? *O.Loc.File : "<unknown>";
+    B.CreateCall(runtimeFn("spmdc_assert_fail", B.getVoidTy(),
+                           {B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
+                 {B.CreateGlobalString(File), B.getInt32(O.Loc.Line), B.CreateGlobalString(O.Text),
+                  Bits});
+    B.CreateBr(Cont);
+    B.SetInsertPoint(Cont);
   }
 
   void unary(ir::Op &O) {
@@ -935,6 +1116,8 @@ private:
   llvm::Function *Fn = nullptr;
   ir::Function *CurIR = nullptr;
   llvm::BasicBlock *AllocaIP = nullptr;
+  llvm::Value *LaunchGroup = nullptr; ///< the current function's launch group slot
+  std::map<ir::Function *, llvm::Function *> TaskEntries;
   llvm::DenseMap<ir::Value *, llvm::Value *> Values;
   std::vector<LoopBlocks> Loops;
   std::map<ir::Function *, llvm::Function *> Functions;

@@ -53,6 +53,13 @@ private:
   void localVar(VarDecl *V);
   void initialize(Value *Addr, const Type *Ty, Expr *Init);
   void loopStmt(Stmt *Init, Expr *Cond, Expr *Inc, Stmt *Body, bool DoWhile);
+  void switchStmt(SwitchStmt *S);
+  bool hasEnclosingLoop() const {
+    for (Value *Slot : Breakables)
+      if (!Slot)
+        return true;
+    return false;
+  }
   void nestedRegion(Op *O, Stmt *Body);
 
   // Expressions.
@@ -79,6 +86,8 @@ private:
   DiagnosticEngine &Diags;
   Builder B;
   llvm::DenseMap<VarDecl *, Value *> Locals;
+  /// Innermost last: null for a loop, the `continued` flag slot for a switch.
+  std::vector<Value *> Breakables;
 };
 
 class ModuleLowering {
@@ -265,6 +274,13 @@ void FunctionLowering::stmt(Stmt *S) {
     B.create(OpCode::Break, nullptr);
     return;
   case Stmt::ContinueStmtKind:
+    // Inside a switch (lowered as a one-trip loop), `continue` belongs to the
+    // enclosing loop: remember it, leave the switch, continue after it.
+    if (!Breakables.empty() && Breakables.back()) {
+      B.store(Breakables.back(), convert(B.constBool(true), loadedType(B.types(), Breakables.back()->Ty)));
+      B.create(OpCode::Break, nullptr);
+      return;
+    }
     B.create(OpCode::Continue, nullptr);
     return;
   case Stmt::ReturnStmtKind: {
@@ -292,7 +308,9 @@ void FunctionLowering::stmt(Stmt *S) {
     Op *O = B.create(OpCode::Foreach, nullptr, Bounds);
     O->Tiled = Fe->Tiled;
     O->IndexVars = Slots;
+    Breakables.push_back(nullptr);
     nestedRegion(O, Fe->Body);
+    Breakables.pop_back();
     return;
   }
   case Stmt::ForeachActiveStmtKind: {
@@ -301,7 +319,9 @@ void FunctionLowering::stmt(Stmt *S) {
     Locals[Fa->Index] = Slot;
     Op *O = B.create(OpCode::ForeachActive, nullptr);
     O->IndexVars.push_back(Slot);
+    Breakables.push_back(nullptr);
     nestedRegion(O, Fa->Body);
+    Breakables.pop_back();
     return;
   }
   case Stmt::ForeachUniqueStmtKind: {
@@ -311,7 +331,9 @@ void FunctionLowering::stmt(Stmt *S) {
     Locals[Fu->Var] = Slot;
     Op *O = B.create(OpCode::ForeachUnique, nullptr, {Seq});
     O->IndexVars.push_back(Slot);
+    Breakables.push_back(nullptr);
     nestedRegion(O, Fu->Body);
+    Breakables.pop_back();
     return;
   }
   case Stmt::EverywhereStmtKind:
@@ -339,9 +361,11 @@ void FunctionLowering::stmt(Stmt *S) {
     return;
   }
   case Stmt::SwitchStmtKind:
+    switchStmt(cast<SwitchStmt>(S));
+    return;
   case Stmt::CaseStmtKind:
   case Stmt::DefaultStmtKind:
-    unsupported(S->Loc, "'switch'");
+    unsupported(S->Loc, "a 'case' label nested inside another statement of its switch");
     return;
   }
 }
@@ -349,6 +373,7 @@ void FunctionLowering::stmt(Stmt *S) {
 void FunctionLowering::loopStmt(Stmt *Init, Expr *Cond, Expr *Inc, Stmt *Body, bool DoWhile) {
   if (Init)
     stmt(Init);
+  Breakables.push_back(nullptr);
   Op *O = B.create(OpCode::Loop, nullptr);
   O->DoWhile = DoWhile;
   Region *Saved = B.insertRegion();
@@ -362,6 +387,89 @@ void FunctionLowering::loopStmt(Stmt *Init, Expr *Cond, Expr *Inc, Stmt *Body, b
   if (Inc)
     rvalue(Inc);
   B.setInsertRegion(Saved);
+  Breakables.pop_back();
+}
+
+/// `switch` as a loop that runs once (so `break` leaves it): each label adds
+/// the lanes it matches to `matched`, and each statement runs under `matched`,
+/// which gives C's fall-through; `default` matches what no case does.
+void FunctionLowering::switchStmt(SwitchStmt *S) {
+  Value *V = rvalue(S->Cond);
+  const Type *BoolTy = boolType(V->Ty->getVariability());
+  Value *Matched = B.var(BoolTy, "__switch_matched");
+  B.store(Matched, convert(B.constBool(false), BoolTy));
+  Value *Continued = B.var(BoolTy, "__switch_continued");
+  B.store(Continued, convert(B.constBool(false), BoolTy));
+
+  std::vector<Stmt *> Items;
+  if (auto *C = dyn_cast<CompoundStmt>(S->Body))
+    Items = C->Body;
+  else
+    Items.push_back(S->Body);
+  // All case values, for default's "no case matched".
+  std::vector<int64_t> CaseValues;
+  for (Stmt *I : Items)
+    for (Stmt *L = I; L;) {
+      if (auto *C = dyn_cast<CaseStmt>(L)) {
+        CaseValues.push_back(C->Resolved);
+        L = C->Sub;
+      } else if (auto *D = dyn_cast<DefaultStmt>(L)) {
+        L = D->Sub;
+      } else {
+        L = nullptr;
+      }
+    }
+
+  Op *Loop = B.create(OpCode::Loop, nullptr);
+  Region *Saved = B.insertRegion();
+  B.setInsertRegion(B.addRegion(Loop));
+  B.create(OpCode::Yield, nullptr, {B.constBool(true)});
+  B.setInsertRegion(B.addRegion(Loop));
+  Breakables.push_back(Continued);
+  const Type *CaseTy = B.types().withVariability(V->Ty, Variability::Uniform);
+  auto Equals = [&](int64_t C) {
+    return arith(BinaryOp::EQ, V, B.constInt(C, CaseTy), BoolTy);
+  };
+  for (Stmt *I : Items) {
+    Stmt *L = I;
+    while (true) {
+      if (auto *C = dyn_cast<CaseStmt>(L)) {
+        B.setLoc(C->Loc);
+        B.store(Matched, arith(BinaryOp::BitOr, B.load(Matched), Equals(C->Resolved), BoolTy));
+        L = C->Sub;
+      } else if (auto *D = dyn_cast<DefaultStmt>(L)) {
+        B.setLoc(D->Loc);
+        Value *None = convert(B.constBool(true), BoolTy);
+        for (int64_t CV : CaseValues) {
+          Op *N = B.create(OpCode::Unary, BoolTy, {Equals(CV)});
+          N->UnOp = UnaryOp::Not;
+          None = arith(BinaryOp::BitAnd, None, N->result(), BoolTy);
+        }
+        B.store(Matched, arith(BinaryOp::BitOr, B.load(Matched), None, BoolTy));
+        L = D->Sub;
+      } else {
+        break;
+      }
+    }
+    if (!L)
+      continue;
+    Op *If = B.create(OpCode::If, nullptr, {B.load(Matched)});
+    nestedRegion(If, L);
+    B.addRegion(If);
+  }
+  B.create(OpCode::Break, nullptr);
+  Breakables.pop_back();
+  B.setInsertRegion(B.addRegion(Loop));
+  B.setInsertRegion(Saved);
+  // A `continue` inside the switch continues the enclosing loop now.
+  if (hasEnclosingLoop()) {
+    Op *If = B.create(OpCode::If, nullptr, {B.load(Continued)});
+    Region *Outer = B.insertRegion();
+    B.setInsertRegion(B.addRegion(If));
+    B.create(OpCode::Continue, nullptr);
+    B.setInsertRegion(Outer);
+    B.addRegion(If);
+  }
 }
 
 void FunctionLowering::declStmt(DeclStmt *S) {
