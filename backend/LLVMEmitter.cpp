@@ -315,7 +315,7 @@ private:
     auto It = Values.find(V);
     if (It != Values.end())
       return It->second;
-    Diags.errorNoLoc("internal error: SPMD IR value used before its definition");
+    Diags.errorNoLoc(std::string("internal error: SPMD IR value used before its definition: ") + (V->Def ? ir::opName(V->Def->Code) : "parameter " + V->NameHint));
     return llvm::PoisonValue::get(llvmType(V->Ty));
   }
 
@@ -337,6 +337,13 @@ private:
   }
 
   llvm::Value *splat(llvm::Value *V) { return B.CreateVectorSplat(W, V); }
+
+  llvm::Constant *laneIndices64() {
+    std::vector<llvm::Constant *> Lanes;
+    for (unsigned I = 0; I < W; ++I)
+      Lanes.push_back(B.getInt64(I));
+    return llvm::ConstantVector::get(Lanes);
+  }
 
   /// Register <-> memory representation (bools are bytes in memory).
   llvm::Value *fromMemory(llvm::Value *V, const Type *T) {
@@ -885,7 +892,12 @@ private:
     if (Idx->getType()->isVectorTy() && !Ptr->getType()->isVectorTy())
       Ptr = splat(Ptr);
     llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
-    set(O, B.CreateGEP(EltTy, Ptr, Idx));
+    llvm::Value *Addr = B.CreateGEP(EltTy, Ptr, Idx);
+    // Into varying data by lane: lane l's element sits at offset l in the
+    // vector its index picked.
+    if (Base->Ty->getPointee()->isVarying() && !O.result()->Ty->getPointee()->isVarying())
+      Addr = B.CreateGEP(EltTy->getScalarType(), Addr, laneIndices64());
+    set(O, Addr);
   }
 
   void call(ir::Op &O) {

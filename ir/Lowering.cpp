@@ -75,6 +75,11 @@ private:
   Value *call(CallExpr *E);
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
   Value *unsupported(SourceLoc Loc, const std::string &What);
+  /// Reports an unsupported l-value and returns a stand-in address of the
+  /// right type, so lowering can go on to find further errors (the module is
+  /// discarded after any error).
+  Value *unsupportedAddress(Expr *E, const std::string &What);
+  Value *decayedBase(Expr *Base);
 
   const Type *uniformOf(const Type *T) {
     return B.types().withVariability(T, Variability::Uniform);
@@ -201,6 +206,24 @@ FunctionLowering::FunctionLowering(ModuleLowering &ML, Function &F, DiagnosticEn
 Value *FunctionLowering::unsupported(SourceLoc Loc, const std::string &What) {
   Diags.error(Loc, What + " is not supported by the code generator yet");
   return B.constInt(0, B.types().getAtomic(Type::Int32, Variability::Uniform));
+}
+
+Value *FunctionLowering::unsupportedAddress(Expr *E, const std::string &What) {
+  Diags.error(E->Loc, What + " is not supported by the code generator yet");
+  const Type *T = E->Ty ? E->Ty : B.types().getAtomic(Type::Int32, Variability::Uniform);
+  return B.create(OpCode::ConstNull, B.types().getPointer(T, Variability::Uniform))->result();
+}
+
+/// The pointer a subscript indexes: arrays (which sema leaves as l-values) decay
+/// to a pointer to their first element.
+Value *FunctionLowering::decayedBase(Expr *Base) {
+  if (!Base->Ty || !Base->Ty->isArray())
+    return rvalue(Base);
+  Value *A = address(Base);
+  Op *O = B.create(OpCode::Convert,
+                   B.types().getPointer(Base->Ty->getElementType(), A->Ty->getVariability()), {A});
+  O->Cast = CastKind::ArrayToPointer;
+  return O->result();
 }
 
 void FunctionLowering::lowerBody(FunctionDecl &FD) {
@@ -572,7 +595,7 @@ Value *FunctionLowering::address(Expr *E) {
     auto *DR = cast<DeclRefExpr>(E);
     auto *V = dyn_cast_or_null<VarDecl>(DR->D);
     if (!V)
-      return unsupported(E->Loc, "taking the address of '" + DR->Name + "'");
+      return unsupportedAddress(E, "taking the address of '" + DR->Name + "'");
     if (auto It = Locals.find(V); It != Locals.end())
       return It->second;
     if (V->IsGlobal) {
@@ -580,7 +603,7 @@ Value *FunctionLowering::address(Expr *E) {
       O->GlobalRef = ML.globalFor(V);
       return O->result();
     }
-    return unsupported(E->Loc, "the variable '" + DR->Name + "' here");
+    return unsupportedAddress(E, "the variable '" + DR->Name + "' here");
   }
   case Expr::UnaryExprKind: {
     auto *U = cast<UnaryExpr>(E);
@@ -590,22 +613,28 @@ Value *FunctionLowering::address(Expr *E) {
   }
   case Expr::IndexExprKind: {
     auto *I = cast<IndexExpr>(E);
-    Value *Base = rvalue(I->Base); // arrays arrive decayed (ArrayToPointer)
+    Value *Base = decayedBase(I->Base);
     Value *Index = rvalue(I->Index);
     if (!Base->Ty->isPointer())
-      return unsupported(E->Loc, "this subscript");
+      return unsupportedAddress(E, "this subscript");
     bool Varying = Base->Ty->isVarying() || Index->Ty->isVarying();
-    if (Varying && Base->Ty->getPointee()->isVarying())
-      return unsupported(E->Loc, "a varying index into varying data");
-    const Type *PtrTy = B.types().getPointer(
-        Base->Ty->getPointee(), Varying ? Variability::Varying : Variability::Uniform);
+    const Type *Elt = Base->Ty->getPointee();
+    // Varying indices into varying data: each lane addresses its own element of
+    // the element its index picks, a pointer to a uniform value per lane.
+    if (Varying && Elt->isVarying()) {
+      if (Base->Ty->isVarying())
+        return unsupportedAddress(E, "a varying pointer to varying data");
+      Elt = B.types().withVariability(Elt, Variability::Uniform);
+    }
+    const Type *PtrTy =
+        B.types().getPointer(Elt, Varying ? Variability::Varying : Variability::Uniform);
     return B.create(OpCode::ElementAddr, PtrTy, {Base, Index})->result();
   }
   case Expr::MemberExprKind: {
     auto *M = cast<MemberExpr>(E);
     Value *Base = M->IsArrow ? rvalue(M->Base) : address(M->Base);
     if (!Base->Ty->isPointer() || !Base->Ty->getPointee()->isStruct() || M->FieldIndex < 0)
-      return unsupported(E->Loc, "this member access");
+      return unsupportedAddress(E, "this member access");
     const Type *StructTy = Base->Ty->getPointee();
     const Type *FieldTy = B.types().memberType(
         StructTy->getStructDecl()->Fields[M->FieldIndex].Ty, StructTy->getVariability());
@@ -623,7 +652,7 @@ Value *FunctionLowering::address(Expr *E) {
   default:
     break;
   }
-  return unsupported(E->Loc, "this kind of l-value");
+  return unsupportedAddress(E, "this kind of l-value");
 }
 
 Value *FunctionLowering::rvalue(Expr *E) {
@@ -876,6 +905,9 @@ Value *FunctionLowering::call(CallExpr *E) {
       A = convert(A, Params[I]);
     Args.push_back(A);
   }
+  std::vector<Value *> Counts;
+  for (Expr *N : E->LaunchCounts)
+    Counts.push_back(convert(rvalue(N), B.types().getAtomic(Type::Int32, Variability::Uniform)));
   OpCode Code = E->Kind == CallKind::Crev     ? OpCode::Crev
                 : E->Kind == CallKind::Launch ? OpCode::Launch
                                               : OpCode::Call;
@@ -883,9 +915,7 @@ Value *FunctionLowering::call(CallExpr *E) {
   Op *O = B.create(Code, ResultTy, Args);
   if (FD)
     O->Callee = ML.functionFor(FD);
-  for (Expr *N : E->LaunchCounts)
-    O->LaunchCounts.push_back(
-        convert(rvalue(N), B.types().getAtomic(Type::Int32, Variability::Uniform)));
+  O->LaunchCounts = std::move(Counts);
   return O->result();
 }
 
