@@ -23,7 +23,9 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 
 namespace spmdc {
 
@@ -1041,27 +1043,32 @@ private:
       R = B.CreateInsertElement(A[0], A[2], A[1]);
     } else if (Name == "broadcast" && A.size() == 2) {
       R = splat(B.CreateExtractElement(A[0], A[1]));
-    } else if ((Name == "shuffle" || Name == "rotate") && A.size() == 2 &&
+    } else if ((Name == "shuffle" || Name == "rotate" || Name == "shift") && A.size() == 2 &&
                A[0]->getType()->isVectorTy()) {
-      llvm::Value *Idx = A[1];
       llvm::Type *VI32 = llvm::FixedVectorType::get(B.getInt32Ty(), W);
-      if (Name == "rotate") {
-        std::vector<llvm::Constant *> Lanes;
-        for (unsigned I = 0; I < W; ++I)
-          Lanes.push_back(B.getInt32(I));
+      llvm::Value *Idx;
+      llvm::Value *Valid = llvm::ConstantInt::getTrue(maskType());
+      if (Name == "shuffle") {
+        Idx = A[1]->getType()->isVectorTy() ? A[1] : splat(A[1]);
+        Idx = B.CreateAnd(B.CreateIntCast(Idx, VI32, true), splat(B.getInt32(W - 1)));
+      } else {
         llvm::Value *N = B.CreateIntCast(A[1], B.getInt32Ty(), true);
-        Idx = B.CreateAdd(llvm::ConstantVector::get(Lanes), splat(N));
-      } else if (!Idx->getType()->isVectorTy()) {
-        Idx = splat(Idx);
+        Idx = B.CreateAdd(laneIndices32(), splat(N));
+        if (Name == "rotate")
+          Idx = B.CreateAnd(Idx, splat(B.getInt32(W - 1)));
+        else // shift: lanes shifted in from outside the gang read zero
+          Valid = B.CreateICmpULT(Idx, splat(B.getInt32(W)));
       }
-      Idx = B.CreateAnd(B.CreateIntCast(Idx, VI32, true), splat(B.getInt32(W - 1)));
-      // Per-lane source lanes: spill the vector and gather it back.
-      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
-      llvm::Value *Tmp = Entry.CreateAlloca(A[0]->getType());
-      B.CreateStore(A[0], Tmp);
-      llvm::Value *Ptrs = B.CreateGEP(A[0]->getType()->getScalarType(), splat(Tmp), Idx);
-      R = B.CreateMaskedGather(A[0]->getType(), Ptrs, alignOf(A[0]->getType()->getScalarType()),
-                               llvm::ConstantInt::getTrue(maskType()));
+      R = permute({A[0]}, Idx, Valid);
+    } else if (Name == "shuffle" && A.size() == 3 && A[0]->getType()->isVectorTy()) {
+      llvm::Type *VI32 = llvm::FixedVectorType::get(B.getInt32Ty(), W);
+      llvm::Value *Idx = A[2]->getType()->isVectorTy() ? A[2] : splat(A[2]);
+      Idx = B.CreateAnd(B.CreateIntCast(Idx, VI32, true), splat(B.getInt32(2 * W - 1)));
+      R = permute({A[0], A[1]}, Idx, llvm::ConstantInt::getTrue(maskType()));
+    } else if (llvm::Value *More = moreStdlib(O, Name, A, M)) {
+      R = More;
+      if (R == NoResult)
+        R = nullptr;
     } else {
       unsupported(O, "the standard library function '" + Name + "' with these arguments");
       return;
@@ -1074,6 +1081,222 @@ private:
         R = splat(R);
     }
     set(O, R);
+  }
+
+
+  /// Marks a standard library hook that has no result value.
+  llvm::Value *NoResult = reinterpret_cast<llvm::Value *>(1);
+
+  llvm::Constant *laneIndices32() {
+    std::vector<llvm::Constant *> Lanes;
+    for (unsigned I = 0; I < W; ++I)
+      Lanes.push_back(B.getInt32(I));
+    return llvm::ConstantVector::get(Lanes);
+  }
+
+  /// Lane i of the result is lane Idx[i] of the concatenation of `Sources`
+  /// (where `Valid` holds; zero elsewhere): spill and gather back.
+  llvm::Value *permute(std::vector<llvm::Value *> Sources, llvm::Value *Idx, llvm::Value *Valid) {
+    llvm::Type *VT = Sources[0]->getType();
+    bool IsBool = VT->getScalarType()->isIntegerTy(1);
+    llvm::Type *MemVT = IsBool ? llvm::FixedVectorType::get(B.getInt8Ty(), W) : VT;
+    llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+    llvm::Value *Tmp = Entry.CreateAlloca(llvm::ArrayType::get(MemVT, Sources.size()));
+    for (size_t I = 0; I < Sources.size(); ++I) {
+      llvm::Value *S = IsBool ? B.CreateZExt(Sources[I], MemVT) : Sources[I];
+      B.CreateStore(S, B.CreateConstGEP2_32(llvm::ArrayType::get(MemVT, Sources.size()), Tmp, 0, I));
+    }
+    llvm::Type *Elt = MemVT->getScalarType();
+    llvm::Value *Ptrs = B.CreateGEP(Elt, splat(Tmp), Idx);
+    llvm::Value *R = B.CreateMaskedGather(MemVT, Ptrs, alignOf(Elt), Valid,
+                                          llvm::Constant::getNullValue(MemVT));
+    return IsBool ? B.CreateTrunc(R, VT) : R;
+  }
+
+  /// Runs `Body(lane)` for each lane set in `Mask`, in lane order, as W
+  /// guarded blocks (for operations with no vector form: atomics, memcpy).
+  void forEachSetLane(llvm::Value *Mask, const std::function<void(unsigned)> &Body) {
+    for (unsigned L = 0; L < W; ++L) {
+      auto *Then = llvm::BasicBlock::Create(Ctx, "lane", Fn);
+      auto *Next = llvm::BasicBlock::Create(Ctx, "lane.next", Fn);
+      B.CreateCondBr(B.CreateExtractElement(Mask, B.getInt32(L)), Then, Next);
+      B.SetInsertPoint(Then);
+      Body(L);
+      B.CreateBr(Next);
+      B.SetInsertPoint(Next);
+    }
+  }
+
+  llvm::Value *lane(llvm::Value *V, unsigned L) {
+    return V->getType()->isVectorTy() ? B.CreateExtractElement(V, B.getInt32(L)) : V;
+  }
+
+  std::optional<llvm::AtomicRMWInst::BinOp> atomicOp(const std::string &Name, bool Float, bool Signed) {
+    using Op = llvm::AtomicRMWInst;
+    if (Name == "atomic_add_global")
+      return Float ? Op::FAdd : Op::Add;
+    if (Name == "atomic_subtract_global")
+      return Float ? Op::FSub : Op::Sub;
+    if (Name == "atomic_min_global")
+      return Signed ? Op::Min : Op::UMin;
+    if (Name == "atomic_max_global")
+      return Signed ? Op::Max : Op::UMax;
+    if (Name == "atomic_and_global")
+      return Op::And;
+    if (Name == "atomic_or_global")
+      return Op::Or;
+    if (Name == "atomic_xor_global")
+      return Op::Xor;
+    if (Name == "atomic_swap_global")
+      return Op::Xchg;
+    return std::nullopt;
+  }
+
+  /// The standard library hooks beyond math and cross-lane moves. Returns
+  /// null if `Name` is not one of them, NoResult for void hooks.
+  llvm::Value *moreStdlib(ir::Op &O, const std::string &Name, std::vector<llvm::Value *> &A,
+                          llvm::Value *M) {
+    const Type *T0 = O.Operands.empty() ? nullptr : O.Operands[0]->Ty;
+    llvm::Type *ResTy = O.result() ? llvmType(O.result()->Ty) : nullptr;
+    auto Bits = [&](llvm::Value *Mask) {
+      return B.CreateZExt(B.CreateBitCast(Mask, B.getIntNTy(W)), B.getInt64Ty());
+    };
+    if (Name == "packmask" && A.size() == 1)
+      return Bits(B.CreateAnd(A[0]->getType()->isVectorTy() ? A[0] : splat(A[0]), M));
+    if ((Name == "count_leading_zeros" || Name == "count_trailing_zeros") && A.size() == 1)
+      return B.CreateBinaryIntrinsic(Name == "count_leading_zeros" ? llvm::Intrinsic::ctlz
+                                                                   : llvm::Intrinsic::cttz,
+                                     A[0], B.getFalse());
+    if (Name == "reduce_equal" && (A.size() == 1 || A.size() == 2) &&
+        A[0]->getType()->isVectorTy()) {
+      // Compare every active lane with the first active one.
+      llvm::Value *First = B.CreateBinaryIntrinsic(
+          llvm::Intrinsic::cttz, B.CreateBitCast(M, B.getIntNTy(W)), B.getTrue());
+      llvm::Value *V0 = B.CreateExtractElement(A[0], B.CreateZExtOrTrunc(First, B.getInt32Ty()));
+      llvm::Value *Eq = A[0]->getType()->isFPOrFPVectorTy() ? B.CreateFCmpOEQ(A[0], splat(V0))
+                                                            : B.CreateICmpEQ(A[0], splat(V0));
+      llvm::Value *AllEq = B.CreateAndReduce(B.CreateOr(Eq, B.CreateNot(M)));
+      llvm::Value *AnyOn = B.CreateOrReduce(M);
+      if (A.size() == 2) {
+        auto *Store = llvm::BasicBlock::Create(Ctx, "reduce_equal.store", Fn);
+        auto *Done = llvm::BasicBlock::Create(Ctx, "reduce_equal.done", Fn);
+        B.CreateCondBr(B.CreateAnd(AllEq, AnyOn), Store, Done);
+        B.SetInsertPoint(Store);
+        B.CreateStore(V0, A[1]);
+        B.CreateBr(Done);
+        B.SetInsertPoint(Done);
+      }
+      return B.CreateAnd(AllEq, AnyOn);
+    }
+    if (Name == "packed_store_active" && A.size() == 2) {
+      B.CreateIntrinsic(llvm::Intrinsic::masked_compressstore, {A[1]->getType()}, {A[1], A[0], M});
+      return B.CreateZExtOrTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop,
+                                                        B.CreateBitCast(M, B.getIntNTy(W))),
+                                 B.getInt32Ty());
+    }
+    if (Name == "packed_load_active" && A.size() == 2) {
+      llvm::Type *VT = llvmType(O.Operands[1]->Ty->getPointee(), true);
+      llvm::Value *Old = B.CreateLoad(VT, A[1]);
+      llvm::Value *L = B.CreateIntrinsic(llvm::Intrinsic::masked_expandload, {VT}, {A[0], M, Old});
+      B.CreateStore(L, A[1]);
+      return B.CreateZExtOrTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop,
+                                                        B.CreateBitCast(M, B.getIntNTy(W))),
+                                 B.getInt32Ty());
+    }
+    if ((Name == "aos_to_soa3" || Name == "aos_to_soa4") && (A.size() == 4 || A.size() == 5)) {
+      unsigned K = A.size() - 1;
+      llvm::Type *VT = llvmType(O.Operands[1]->Ty->getPointee(), true);
+      llvm::Type *Elt = VT->getScalarType();
+      for (unsigned F = 0; F < K; ++F) {
+        llvm::Value *Idx = B.CreateAdd(B.CreateMul(laneIndices32(), splat(B.getInt32(K))),
+                                       splat(B.getInt32(F)));
+        llvm::Value *Ptrs = B.CreateGEP(Elt, splat(A[0]), Idx);
+        B.CreateStore(B.CreateMaskedGather(VT, Ptrs, alignOf(Elt), llvm::ConstantInt::getTrue(maskType())),
+                      A[1 + F]);
+      }
+      return NoResult;
+    }
+    if ((Name == "soa_to_aos3" || Name == "soa_to_aos4") && (A.size() == 4 || A.size() == 5)) {
+      unsigned K = A.size() - 1;
+      llvm::Type *Elt = A[0]->getType()->getScalarType();
+      for (unsigned F = 0; F < K; ++F) {
+        llvm::Value *Idx = B.CreateAdd(B.CreateMul(laneIndices32(), splat(B.getInt32(K))),
+                                       splat(B.getInt32(F)));
+        llvm::Value *Ptrs = B.CreateGEP(Elt, splat(A[K]), Idx);
+        B.CreateMaskedScatter(A[F], Ptrs, alignOf(Elt), llvm::ConstantInt::getTrue(maskType()));
+      }
+      return NoResult;
+    }
+    bool Float = T0 && O.Operands.size() > 1 && O.Operands[1]->Ty->isFloatingPoint();
+    bool Signed = O.Operands.size() > 1 && O.Operands[1]->Ty->isSignedInteger();
+    if (auto AO = atomicOp(Name, Float, Signed); AO && A.size() == 2) {
+      if (!T0->isVarying() && !A[1]->getType()->isVectorTy())
+        return B.CreateAtomicRMW(*AO, A[0], A[1], llvm::MaybeAlign(),
+                                 llvm::AtomicOrdering::SequentiallyConsistent);
+      // One atomic per active lane, in lane order; each lane gets its old value.
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      llvm::Value *Slot = Entry.CreateAlloca(ResTy);
+      B.CreateStore(llvm::PoisonValue::get(ResTy), Slot);
+      forEachSetLane(M, [&](unsigned L) {
+        llvm::Value *Old = B.CreateAtomicRMW(*AO, lane(A[0], L), lane(A[1], L), llvm::MaybeAlign(),
+                                             llvm::AtomicOrdering::SequentiallyConsistent);
+        B.CreateStore(B.CreateInsertElement(B.CreateLoad(ResTy, Slot), Old, B.getInt32(L)), Slot);
+      });
+      return B.CreateLoad(ResTy, Slot);
+    }
+    if (Name == "atomic_compare_exchange_global" && A.size() == 3) {
+      auto CmpXchg = [&](llvm::Value *P, llvm::Value *Cmp, llvm::Value *New) {
+        auto *X = B.CreateAtomicCmpXchg(P, Cmp, New, llvm::MaybeAlign(),
+                                        llvm::AtomicOrdering::SequentiallyConsistent,
+                                        llvm::AtomicOrdering::SequentiallyConsistent);
+        return B.CreateExtractValue(X, 0);
+      };
+      if (!T0->isVarying() && !A[1]->getType()->isVectorTy())
+        return CmpXchg(A[0], A[1], A[2]);
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      llvm::Value *Slot = Entry.CreateAlloca(ResTy);
+      B.CreateStore(llvm::PoisonValue::get(ResTy), Slot);
+      forEachSetLane(M, [&](unsigned L) {
+        llvm::Value *Old = CmpXchg(lane(A[0], L), lane(A[1], L), lane(A[2], L));
+        B.CreateStore(B.CreateInsertElement(B.CreateLoad(ResTy, Slot), Old, B.getInt32(L)), Slot);
+      });
+      return B.CreateLoad(ResTy, Slot);
+    }
+    if ((Name == "memcpy" || Name == "memcpy64" || Name == "memmove" || Name == "memset" ||
+         Name == "memset64") &&
+        A.size() == 3) {
+      auto One = [&](llvm::Value *D, llvm::Value *S, llvm::Value *N) {
+        if (Name.starts_with("memset"))
+          B.CreateMemSet(D, S, N, llvm::MaybeAlign());
+        else if (Name == "memmove")
+          B.CreateMemMove(D, llvm::MaybeAlign(), S, llvm::MaybeAlign(), N);
+        else
+          B.CreateMemCpy(D, llvm::MaybeAlign(), S, llvm::MaybeAlign(), N);
+      };
+      if (!A[0]->getType()->isVectorTy())
+        One(A[0], A[1], A[2]);
+      else
+        forEachSetLane(M, [&](unsigned L) { One(lane(A[0], L), lane(A[1], L), lane(A[2], L)); });
+      return NoResult;
+    }
+    if (Name.starts_with("prefetch_") && A.size() == 1) {
+      int Locality = Name == "prefetch_l1" ? 3 : Name == "prefetch_l2" ? 2 : Name == "prefetch_l3" ? 1 : 0;
+      auto One = [&](llvm::Value *P) {
+        B.CreateIntrinsic(llvm::Intrinsic::prefetch, {B.getPtrTy()},
+                          {P, B.getInt32(0), B.getInt32(Locality), B.getInt32(1)});
+      };
+      if (!A[0]->getType()->isVectorTy())
+        One(A[0]);
+      else
+        forEachSetLane(M, [&](unsigned L) { One(lane(A[0], L)); });
+      return NoResult;
+    }
+    if (Name == "barrier" && A.empty()) {
+      // On the CPU a block is one gang: the barrier orders memory within it.
+      B.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+      return NoResult;
+    }
+    return nullptr;
   }
 
   void ifOp(ir::Op &O) {
