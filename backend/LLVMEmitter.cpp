@@ -83,8 +83,10 @@ public:
   std::unique_ptr<llvm::Module> run() {
     for (auto &G : IRM.Globals)
       declareGlobal(*G);
+    // Standard library functions with a body (written in .spmd) are compiled
+    // like the user's; those without are target hooks (stdlibCall).
     for (auto &F : IRM.Functions)
-      if (!F->IsStdlib)
+      if (!F->IsStdlib || F->Body)
         declareFunction(*F);
     for (auto &F : IRM.Functions)
       if (F->Body)
@@ -1161,6 +1163,8 @@ private:
     auto Bits = [&](llvm::Value *Mask) {
       return B.CreateZExt(B.CreateBitCast(Mask, B.getIntNTy(W)), B.getInt64Ty());
     };
+    if ((Name == "intbits" || Name == "floatbits" || Name == "doublebits") && A.size() == 1)
+      return B.CreateBitCast(A[0], ResTy);
     if (Name == "packmask" && A.size() == 1)
       return Bits(B.CreateAnd(A[0]->getType()->isVectorTy() ? A[0] : splat(A[0]), M));
     if ((Name == "count_leading_zeros" || Name == "count_trailing_zeros") && A.size() == 1)
