@@ -8,9 +8,49 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 
 namespace {
+
+// The text of one print, grown with realloc (the runtime avoids libstdc++'s compiled part).
+class Text {
+public:
+  Text() = default;
+  Text(const Text &) = delete;
+  Text &operator=(const Text &) = delete;
+  ~Text() { std::free(Buffer); }
+
+  void append(const char *Chars, size_t Count) {
+    if (Size + Count + 1 > Capacity) {
+      size_t NewCapacity = std::max<size_t>(2 * Capacity, Size + Count + 1);
+      NewCapacity = std::max<size_t>(NewCapacity, 256);
+      auto *Grown = static_cast<char *>(std::realloc(Buffer, NewCapacity));
+      if (!Grown) {
+        std::fputs("spmdc runtime: fatal error: out of memory in print\n", stderr);
+        std::abort();
+      }
+      Buffer = Grown;
+      Capacity = NewCapacity;
+    }
+    std::memcpy(Buffer + Size, Chars, Count);
+    Size += Count;
+    Buffer[Size] = '\0';
+  }
+  Text &operator+=(const char *Chars) {
+    append(Chars, std::strlen(Chars));
+    return *this;
+  }
+  Text &operator+=(char C) {
+    append(&C, 1);
+    return *this;
+  }
+  const char *data() const { return Buffer ? Buffer : ""; }
+  size_t size() const { return Size; }
+
+private:
+  char *Buffer = nullptr;
+  size_t Size = 0;
+  size_t Capacity = 0;
+};
 
 // ISPC prints an inactive lane of a varying bool as this instead of ((true))/((false)).
 constexpr const char *OffLaneBool = "_________";
@@ -22,10 +62,10 @@ template <typename T> T loadValue(const void *Values, int Lane) {
   return Value;
 }
 
-void appendFormatted(std::string &Out, const char *Format, ...)
+void appendFormatted(Text &Out, const char *Format, ...)
     __attribute__((format(printf, 2, 3)));
 
-void appendFormatted(std::string &Out, const char *Format, ...) {
+void appendFormatted(Text &Out, const char *Format, ...) {
   char Buffer[128];
   va_list Args;
   va_start(Args, Format);
@@ -38,7 +78,7 @@ void appendFormatted(std::string &Out, const char *Format, ...) {
 // Appends lane `Lane` of the value(s) at `Values`, whose type letter (either case) is `Type`;
 // ISPC's printf conventions: %d %u %lld %llu, %f for float and double, %p, true/false.
 // Returns false for an unknown type letter.
-bool appendScalar(std::string &Out, char Type, const void *Values, int Lane) {
+bool appendScalar(Text &Out, char Type, const void *Values, int Lane) {
   switch (Type) {
   case 'b':
     Out += loadValue<uint8_t>(Values, Lane) ? "true" : "false";
@@ -72,7 +112,7 @@ bool appendScalar(std::string &Out, char Type, const void *Values, int Lane) {
 
 bool isKnownType(char Type) { return Type && std::strchr("biulvfdp", Type) != nullptr; }
 
-void appendArgument(std::string &Out, char Type, const void *Value, int Width, uint64_t Mask) {
+void appendArgument(Text &Out, char Type, const void *Value, int Width, uint64_t Mask) {
   char Lower = (Type >= 'A' && Type <= 'Z') ? static_cast<char>(Type - 'A' + 'a') : Type;
   if (!isKnownType(Lower) || !Value) {
     Out += "UNSUPPORTED TYPE";
@@ -101,9 +141,9 @@ void appendArgument(std::string &Out, char Type, const void *Value, int Width, u
 
 // Writes the whole text with stdout's lock held, so concurrent prints (and the host's own
 // stdio output) never interleave inside it, then flushes.
-void writeAtomically(const std::string &Text) {
+void writeAtomically(const Text &Out) {
   flockfile(stdout);
-  fwrite_unlocked(Text.data(), 1, Text.size(), stdout);
+  fwrite_unlocked(Out.data(), 1, Out.size(), stdout);
   fflush_unlocked(stdout);
   funlockfile(stdout);
 }
@@ -117,7 +157,7 @@ extern "C" void spmdc_print(const char *Format, const char *Types, int32_t Width
   int Lanes = Width < 0 ? 0 : (Width > MaxLanes ? MaxLanes : Width);
   const char *NextType = Types ? Types : "";
   int NextArg = 0;
-  std::string Out;
+  Text Out;
   for (const char *C = Format; *C; ++C) {
     if (*C != '%') {
       Out += *C;
@@ -137,7 +177,8 @@ extern "C" void spmdc_print(const char *Format, const char *Types, int32_t Width
 
 extern "C" void spmdc_assert_fail(const char *File, int32_t Line, const char *Message,
                                   uint64_t FailingLanes) {
-  std::string Out = File ? File : "<unknown>";
+  Text Out;
+  Out += File ? File : "<unknown>";
   appendFormatted(Out, ":%d: assertion failed: ", Line);
   Out += Message ? Message : "";
   if (FailingLanes) {

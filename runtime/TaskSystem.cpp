@@ -8,28 +8,30 @@
 // them outside it. A thread waiting in sync runs the unclaimed chunks of its own group itself
 // and sleeps only when all of them are claimed by other threads, which finish them without
 // waiting on it; so nested launch/sync cannot deadlock, whatever the number of workers.
+//
+// Only pthreads and libc are used (no exceptions, no libstdc++ symbols), so C programs link the
+// archive with `-lspmdc_runtime -lpthread` and no C++ runtime.
 
+#include "Sync.h"
 #include "spmdc_runtime.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <mutex>
 #include <new>
-#include <thread>
-#include <vector>
+
+using namespace spmdc::runtime;
 
 namespace {
 
-[[noreturn]] void fatal(const char *message) {
+[[noreturn]] void fatal(const char *Message) {
   std::fflush(stdout);
-  std::fprintf(stderr, "spmdc runtime: fatal error: %s\n", message);
+  std::fprintf(stderr, "spmdc runtime: fatal error: %s\n", Message);
   std::abort();
 }
 
@@ -54,8 +56,6 @@ public:
     if (!Cursor || Address + Size > End || Address + Size < Address) {
       // A fresh block with room for the padding the alignment may need.
       size_t Payload = std::max(DefaultBlockPayload, Size + Align);
-      if (Payload < Size)
-        fatal("spmdc_task_alloc: size too large");
       auto *NewBlock = static_cast<Block *>(std::malloc(sizeof(Block) + Payload));
       if (!NewBlock)
         fatal("out of memory in spmdc_task_alloc");
@@ -86,29 +86,59 @@ private:
 
 struct TaskGroup;
 
-// One spmdc_task_launch call. Lives in its group's arena.
+// One spmdc_task_launch call (or the unrun tail of a chunk handed back at exit). Lives in its
+// group's arena. The fields from Next on are guarded by the pool mutex.
 struct Launch {
   TaskGroup *Group;
   spmdc_task_fn Function;
   void *Data;
   int32_t Count0, Count1, Count2;
-  int64_t Next;      // first unclaimed linear task index; guarded by the pool mutex
-  int64_t Limit;     // one past the last index this record hands out
   int64_t ChunkSize; // how many consecutive tasks one claim takes
+  int64_t Next;      // first unclaimed linear task index
+  int64_t Limit;     // one past the last index this record hands out
+  // Links of the pool's queue (only while InQueue) and of the group's open list.
+  bool InQueue;
+  Launch *QueuePrev, *QueueNext;
+  Launch *GroupPrev, *GroupNext;
 };
 
-struct TaskGroup {
-  // Everything below except the arena is guarded by the pool mutex.
-  int64_t Pending = 0;               // tasks launched and not yet finished
-  int Waiters = 0;                   // threads sleeping in sync on this group
-  std::condition_variable Finished;  // signalled when Pending drops to 0 or work arrives
-  std::deque<Launch *> OpenLaunches; // launches of this group with unclaimed tasks
+// An intrusive doubly linked list of launches through the given link fields: O(1) removal of
+// an exhausted launch wherever it is.
+template <Launch *Launch::*Prev, Launch *Launch::*Next> class LaunchList {
+public:
+  bool empty() const { return !Head; }
+  Launch *front() const { return Head; }
+  void pushBack(Launch *L) {
+    L->*Prev = Tail;
+    L->*Next = nullptr;
+    (Tail ? Tail->*Next : Head) = L;
+    Tail = L;
+  }
+  void remove(Launch *L) {
+    (L->*Prev ? L->*Prev->*Next : Head) = L->*Next;
+    (L->*Next ? L->*Next->*Prev : Tail) = L->*Prev;
+    L->*Prev = L->*Next = nullptr;
+  }
 
-  std::mutex ArenaMutex; // the owner allocates; the lock keeps stray concurrent use safe
+private:
+  Launch *Head = nullptr;
+  Launch *Tail = nullptr;
+};
+using QueueList = LaunchList<&Launch::QueuePrev, &Launch::QueueNext>;
+using GroupList = LaunchList<&Launch::GroupPrev, &Launch::GroupNext>;
+
+struct TaskGroup {
+  // Guarded by the pool mutex.
+  int64_t Pending = 0;    // tasks launched and not yet finished
+  int Waiters = 0;        // threads sleeping in sync on this group
+  CondVar Finished;       // signalled when Pending drops to 0 or work arrives
+  GroupList OpenLaunches; // launches of this group with unclaimed tasks
+
+  Mutex ArenaMutex; // the owner allocates; the lock keeps stray concurrent use safe
   Arena Memory;
 
   void *allocate(size_t Size, size_t Align) {
-    std::lock_guard<std::mutex> Lock(ArenaMutex);
+    Lock Guard(ArenaMutex);
     return Memory.allocate(Size, Align);
   }
 };
@@ -143,20 +173,22 @@ int64_t runChunk(const Chunk &Work, const std::atomic<bool> *StopEarly) {
   return Work.End;
 }
 
-// Reads SPMDC_NUM_THREADS; falls back to the hardware's thread count.
+constexpr long MaxWorkers = 1024;
+
+// Reads SPMDC_NUM_THREADS; falls back to the number of online processors.
 int workerCountFromEnvironment() {
-  unsigned Hardware = std::thread::hardware_concurrency();
-  int Default = Hardware == 0 ? 1 : static_cast<int>(std::min(Hardware, 1024u));
+  long Online = sysconf(_SC_NPROCESSORS_ONLN);
+  int Default = static_cast<int>(std::clamp(Online, 1L, MaxWorkers));
   const char *Setting = std::getenv("SPMDC_NUM_THREADS");
   if (!Setting || !*Setting)
     return Default;
   char *Rest = nullptr;
   long Value = std::strtol(Setting, &Rest, 10);
-  if (*Rest != '\0' || Value < 0 || Value > 1024) {
+  if (*Rest != '\0' || Value < 0 || Value > MaxWorkers) {
     std::fprintf(stderr,
                  "spmdc runtime: warning: ignoring SPMDC_NUM_THREADS='%s' (expected an integer "
-                 "from 0 to 1024); using %d worker threads\n",
-                 Setting, Default);
+                 "from 0 to %ld); using %d worker threads\n",
+                 Setting, MaxWorkers, Default);
     return Default;
   }
   return static_cast<int>(Value);
@@ -167,11 +199,15 @@ public:
   // The pool is created on first use and never destroyed (threads that outlive exit() may still
   // touch its mutex); its workers are stopped and joined by an atexit handler.
   static Pool &get() {
-    static Pool *Instance = create();
+    pthread_once(&Once, [] {
+      Instance = new (Storage) Pool();
+      Instance->startWorkers(workerCountFromEnvironment());
+      std::atexit([] { Instance->shutdown(); });
+    });
     return *Instance;
   }
 
-  int workerCount() const { return static_cast<int>(Workers.size()); }
+  int workerCount() const { return WorkerCount; }
 
   void launch(TaskGroup *Group, spmdc_task_fn Function, void *Data, int32_t Count0, int32_t Count1,
               int32_t Count2) {
@@ -179,76 +215,70 @@ public:
     if (__builtin_mul_overflow(Total, static_cast<int64_t>(Count2), &Total))
       fatal("spmdc_task_launch: task count overflows 64 bits");
     // A few chunks per thread balance the load without a lock round trip per tiny task.
-    int64_t Chunks = 8 * (static_cast<int64_t>(Workers.size()) + 1);
+    int64_t Chunks = 8 * (static_cast<int64_t>(WorkerCount) + 1);
     int64_t ChunkSize = std::max<int64_t>(1, Total / Chunks);
     void *Memory = Group->allocate(sizeof(Launch), alignof(Launch));
     Launch *Record =
-        new (Memory) Launch{Group, Function, Data, Count0, Count1, Count2, 0, Total, ChunkSize};
+        new (Memory) Launch{Group, Function, Data, Count0,  Count1,  Count2,  ChunkSize,
+                            0,     Total,    true, nullptr, nullptr, nullptr, nullptr};
     {
-      std::lock_guard<std::mutex> Lock(Mutex);
+      Lock Guard(PoolMutex);
       Group->Pending += Total;
-      Queue.push_back(Record);
-      Group->OpenLaunches.push_back(Record);
+      Queue.pushBack(Record);
+      Group->OpenLaunches.pushBack(Record);
       if (Group->Waiters)
-        Group->Finished.notify_all();
+        Group->Finished.notifyAll();
     }
     if (Total > ChunkSize)
-      WorkAvailable.notify_all();
+      WorkAvailable.notifyAll();
     else
-      WorkAvailable.notify_one();
+      WorkAvailable.notifyOne();
   }
 
   void sync(TaskGroup *Group) {
-    std::unique_lock<std::mutex> Lock(Mutex);
+    Lock Guard(PoolMutex);
     while (Group->Pending != 0) {
       if (!Group->OpenLaunches.empty()) {
         Chunk Work = claimLocked(Group->OpenLaunches.front());
-        Lock.unlock();
+        Guard.unlock();
         runChunk(Work, nullptr);
-        Lock.lock();
+        Guard.lock();
         finishLocked(Work, Work.End);
         continue;
       }
       ++Group->Waiters;
-      Group->Finished.wait(Lock);
+      Group->Finished.wait(Guard);
       --Group->Waiters;
     }
   }
 
+private:
   // Stops the workers after the task each is running; queued work and the unrun rest of their
   // chunks stay for the syncing threads, which run them themselves.
   void shutdown() {
     {
-      std::lock_guard<std::mutex> Lock(Mutex);
+      Lock Guard(PoolMutex);
       Stopping.store(true);
     }
-    WorkAvailable.notify_all();
+    WorkAvailable.notifyAll();
     pthread_t Self = pthread_self();
-    for (pthread_t Worker : Workers) {
-      if (pthread_equal(Worker, Self))
-        pthread_detach(Worker); // exit() called from inside a task
+    for (int I = 0; I < WorkerCount; ++I) {
+      if (pthread_equal(Workers[I], Self))
+        pthread_detach(Workers[I]); // exit() called from inside a task
       else
-        pthread_join(Worker, nullptr);
+        pthread_join(Workers[I], nullptr);
     }
-    Workers.clear();
-  }
-
-private:
-  static Pool *create() {
-    auto *Instance = new (std::nothrow) Pool();
-    if (!Instance)
-      fatal("out of memory starting the task system");
-    Instance->startWorkers(workerCountFromEnvironment());
-    std::atexit([] { get().shutdown(); });
-    return Instance;
   }
 
   void startWorkers(int Count) {
-    Workers.reserve(Count);
+    if (Count == 0)
+      return;
+    Workers = static_cast<pthread_t *>(std::calloc(Count, sizeof(pthread_t)));
+    if (!Workers)
+      fatal("out of memory starting the task system");
     for (int I = 0; I < Count; ++I) {
-      pthread_t Thread;
       int Error = pthread_create(
-          &Thread, nullptr,
+          &Workers[I], nullptr,
           [](void *Self) -> void * {
             static_cast<Pool *>(Self)->workerLoop();
             return nullptr;
@@ -260,41 +290,29 @@ private:
                      I, Count, std::strerror(Error));
         break;
       }
-      Workers.push_back(Thread);
+      WorkerCount = I + 1;
     }
   }
 
   void workerLoop() {
-    std::unique_lock<std::mutex> Lock(Mutex);
-    while (!Stopping) {
+    Lock Guard(PoolMutex);
+    while (!Stopping.load()) {
       if (Queue.empty()) {
-        WorkAvailable.wait(Lock);
+        WorkAvailable.wait(Guard);
         continue;
       }
       Chunk Work = claimLocked(Queue.front());
-      Lock.unlock();
+      Guard.unlock();
       int64_t Stop = runChunk(Work, &Stopping);
-      Lock.lock();
+      Guard.lock();
       if (Stop != Work.End)
         reopenLocked(Work, Stop);
       finishLocked(Work, Stop);
     }
   }
 
-  // Hands the unrun tail [From, Work.End) of a chunk back to its group as a new record.
-  void reopenLocked(const Chunk &Work, int64_t From) {
-    Launch *Source = Work.Source;
-    void *Memory = Source->Group->allocate(sizeof(Launch), alignof(Launch));
-    Launch *Rest = new (Memory) Launch(*Source);
-    Rest->Next = From;
-    Rest->Limit = Work.End;
-    Source->Group->OpenLaunches.push_back(Rest);
-    if (Source->Group->Waiters)
-      Source->Group->Finished.notify_all();
-  }
-
   // Claims the next chunk of a launch that has unclaimed tasks; a launch whose last chunk is
-  // claimed leaves both queues.
+  // claimed leaves both lists.
   Chunk claimLocked(Launch *Source) {
     Chunk Work;
     Work.Source = Source;
@@ -302,16 +320,25 @@ private:
     Work.End = Source->Next + std::min(Source->ChunkSize, Source->Limit - Source->Next);
     Source->Next = Work.End;
     if (Source->Next == Source->Limit) {
-      eraseLaunch(Queue, Source);
-      eraseLaunch(Source->Group->OpenLaunches, Source);
+      if (Source->InQueue)
+        Queue.remove(Source);
+      Source->InQueue = false;
+      Source->Group->OpenLaunches.remove(Source);
     }
     return Work;
   }
 
-  static void eraseLaunch(std::deque<Launch *> &Launches, Launch *Source) {
-    auto Found = std::find(Launches.begin(), Launches.end(), Source);
-    if (Found != Launches.end())
-      Launches.erase(Found);
+  // Hands the unrun tail [From, Work.End) of a chunk back to its group's syncing thread.
+  void reopenLocked(const Chunk &Work, int64_t From) {
+    TaskGroup *Group = Work.Source->Group;
+    void *Memory = Group->allocate(sizeof(Launch), alignof(Launch));
+    Launch *Rest = new (Memory) Launch(*Work.Source);
+    Rest->Next = From;
+    Rest->Limit = Work.End;
+    Rest->InQueue = false;
+    Group->OpenLaunches.pushBack(Rest);
+    if (Group->Waiters)
+      Group->Finished.notifyAll();
   }
 
   // After this returns and the mutex is released, a syncing thread may free the group (and the
@@ -320,24 +347,33 @@ private:
     TaskGroup *Group = Work.Source->Group;
     Group->Pending -= RunUntil - Work.Begin;
     if (Group->Pending == 0 && Group->Waiters)
-      Group->Finished.notify_all();
+      Group->Finished.notifyAll();
   }
 
-  std::mutex Mutex;
-  std::condition_variable WorkAvailable;
-  std::deque<Launch *> Queue;        // launches with unclaimed tasks, oldest first
+  static pthread_once_t Once;
+  static Pool *Instance;
+  alignas(64) static unsigned char Storage[];
+
+  Mutex PoolMutex;
+  CondVar WorkAvailable;
+  QueueList Queue;                   // launches with unclaimed tasks, oldest first
   std::atomic<bool> Stopping{false}; // written under the mutex, read by running chunks too
-  std::vector<pthread_t> Workers;
+  pthread_t *Workers = nullptr;
+  int WorkerCount = 0;
 };
 
-TaskGroup *createGroup(void **Handle) {
+pthread_once_t Pool::Once = PTHREAD_ONCE_INIT;
+Pool *Pool::Instance = nullptr;
+alignas(64) unsigned char Pool::Storage[sizeof(Pool)];
+
+TaskGroup *groupOf(void **Handle) {
   if (!Handle)
     fatal("spmdc task call with a null handle pointer");
   if (!*Handle) {
-    auto *Group = new (std::nothrow) TaskGroup();
-    if (!Group)
+    void *Memory = std::malloc(sizeof(TaskGroup));
+    if (!Memory)
       fatal("out of memory creating a launch group");
-    *Handle = Group;
+    *Handle = new (Memory) TaskGroup();
   }
   return static_cast<TaskGroup *>(*Handle);
 }
@@ -352,7 +388,7 @@ size_t effectiveAlignment(int32_t Alignment) {
 } // namespace
 
 extern "C" void *spmdc_task_alloc(void **Handle, int64_t Size, int32_t Alignment) {
-  TaskGroup *Group = createGroup(Handle);
+  TaskGroup *Group = groupOf(Handle);
   if (Size < 0)
     return nullptr;
   if (static_cast<uint64_t>(Size) > SIZE_MAX / 2)
@@ -362,7 +398,7 @@ extern "C" void *spmdc_task_alloc(void **Handle, int64_t Size, int32_t Alignment
 
 extern "C" void spmdc_task_launch(void **Handle, spmdc_task_fn Function, void *Data, int32_t Count0,
                                   int32_t Count1, int32_t Count2) {
-  TaskGroup *Group = createGroup(Handle);
+  TaskGroup *Group = groupOf(Handle);
   if (Count0 <= 0 || Count1 <= 0 || Count2 <= 0)
     return;
   if (!Function)
@@ -375,7 +411,8 @@ extern "C" void spmdc_task_sync(void *Handle) {
     return;
   auto *Group = static_cast<TaskGroup *>(Handle);
   Pool::get().sync(Group);
-  delete Group;
+  Group->~TaskGroup();
+  std::free(Group);
 }
 
 extern "C" int32_t spmdc_num_worker_threads(void) { return Pool::get().workerCount(); }
