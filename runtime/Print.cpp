@@ -62,8 +62,7 @@ template <typename T> T loadValue(const void *Values, int Lane) {
   return Value;
 }
 
-void appendFormatted(Text &Out, const char *Format, ...)
-    __attribute__((format(printf, 2, 3)));
+void appendFormatted(Text &Out, const char *Format, ...) __attribute__((format(printf, 2, 3)));
 
 void appendFormatted(Text &Out, const char *Format, ...) {
   char Buffer[128];
