@@ -6,6 +6,8 @@
 // that mem2reg can still promote the slot.
 #include "backend/LLVMEmitter.h"
 
+#include "backend/LaneOps.h"
+#include "backend/StdlibHooks.h"
 #include "backend/TargetInfo.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
@@ -14,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -75,7 +78,8 @@ public:
   Emitter(ir::Module &M, const TargetInfo &Target, llvm::TargetMachine &TM,
           llvm::LLVMContext &Ctx, DiagnosticEngine &Diags)
       : IRM(M), Target(Target), Ctx(Ctx), Diags(Diags), W(Target.GangWidth),
-        Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx) {
+        Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx),
+        Lanes(Target.isGPU() ? createNVPTXLaneOps(B) : createX86LaneOps(B, W)) {
     Mod->setTargetTriple(TM.getTargetTriple());
     Mod->setDataLayout(TM.createDataLayout());
   }
@@ -91,9 +95,14 @@ public:
     for (auto &F : IRM.Functions)
       if (F->Body)
         defineFunction(*F);
-    for (auto &F : IRM.Functions)
-      if (F->Body && F->flags().Export)
+    for (auto &F : IRM.Functions) {
+      if (!F->Body)
+        continue;
+      if (Target.isGPU() && (F->flags().Export || F->flags().Task))
+        defineKernel(*F);
+      else if (F->flags().Export)
         defineExportWrapper(*F);
+    }
     if (Diags.hasErrors())
       return nullptr;
     std::string Err;
@@ -153,7 +162,7 @@ private:
       return B.getPtrTy();
     llvm::Type *S = scalarType(T, InMemory);
     if (T->isVarying() && !T->isVoid())
-      return llvm::FixedVectorType::get(S, W);
+      return Lanes->varying(S);
     return S;
   }
 
@@ -173,7 +182,7 @@ private:
     return ST;
   }
 
-  llvm::Type *maskType() { return llvm::FixedVectorType::get(B.getInt1Ty(), W); }
+  llvm::Type *maskType() { return Lanes->varying(B.getInt1Ty()); }
 
   //===--------------------------------------------------------------------===//
   // Declarations
@@ -187,6 +196,18 @@ private:
     auto Linkage = G.IsExtern   ? llvm::GlobalValue::ExternalLinkage
                    : G.IsStatic ? llvm::GlobalValue::InternalLinkage
                                 : llvm::GlobalValue::ExternalLinkage;
+    if (G.IsShared) {
+      // One copy per block: PTX .shared on NVPTX; on the CPU a block is one
+      // task, so each worker thread (running one task at a time) has its own.
+      bool GPU = Target.isGPU();
+      auto *GV = new llvm::GlobalVariable(
+          *Mod, T, false, llvm::GlobalValue::InternalLinkage,
+          GPU ? llvm::UndefValue::get(T) : llvm::Constant::getNullValue(T), G.Name, nullptr,
+          GPU ? llvm::GlobalValue::NotThreadLocal : llvm::GlobalValue::GeneralDynamicTLSModel,
+          GPU ? 3u : 0u);
+      Globals[&G] = GV;
+      return;
+    }
     Globals[&G] = new llvm::GlobalVariable(*Mod, T, G.Ty->isConst(), Linkage, Init, G.Name);
   }
 
@@ -340,14 +361,8 @@ private:
     return false;
   }
 
-  llvm::Value *splat(llvm::Value *V) { return B.CreateVectorSplat(W, V); }
+  llvm::Value *splat(llvm::Value *V) { return Lanes->splat(V); }
 
-  llvm::Constant *laneIndices64() {
-    std::vector<llvm::Constant *> Lanes;
-    for (unsigned I = 0; I < W; ++I)
-      Lanes.push_back(B.getInt64(I));
-    return llvm::ConstantVector::get(Lanes);
-  }
 
   /// Register <-> memory representation (bools are bytes in memory).
   llvm::Value *fromMemory(llvm::Value *V, const Type *T) {
@@ -398,9 +413,17 @@ private:
       set(O, Entry.CreateAlloca(llvmType(O.VarType, true), nullptr, O.result()->NameHint));
       return;
     }
-    case OpCode::GlobalAddr:
-      set(O, Globals[O.GlobalRef]);
+    case OpCode::GlobalAddr: {
+      llvm::GlobalVariable *GV = Globals[O.GlobalRef];
+      // Shared memory is its own address space on NVPTX: hand out generic pointers.
+      if (GV->getAddressSpace() != 0)
+        set(O, B.CreateAddrSpaceCast(GV, B.getPtrTy()));
+      else if (GV->isThreadLocal())
+        set(O, B.CreateThreadLocalAddress(GV));
+      else
+        set(O, GV);
       return;
+    }
     case OpCode::FuncAddr:
       set(O, Functions[O.Callee]);
       return;
@@ -437,14 +460,14 @@ private:
       set(O, llvm::ConstantInt::getTrue(maskType()));
       return;
     case OpCode::Any:
-      set(O, B.CreateOrReduce(val(O.Operands[0])));
+      set(O, Lanes->any(val(O.Operands[0])));
       return;
     case OpCode::All:
-      set(O, B.CreateAndReduce(val(O.Operands[0])));
+      set(O, Lanes->all(val(O.Operands[0])));
       return;
     case OpCode::LaneCount:
     case OpCode::FirstLane: {
-      llvm::Value *Bits = B.CreateBitCast(val(O.Operands[0]), B.getIntNTy(W));
+      llvm::Value *Bits = Lanes->bits(val(O.Operands[0]));
       llvm::Value *R =
           O.Code == OpCode::LaneCount
               ? B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits)
@@ -452,18 +475,30 @@ private:
       set(O, B.CreateZExtOrTrunc(R, B.getInt32Ty()));
       return;
     }
-    case OpCode::LaneIsSet:
+    case OpCode::LaneIsSet: {
+      llvm::Value *Bit = B.CreateLShr(Lanes->bits(val(O.Operands[0])),
+                                      B.CreateZExt(val(O.Operands[1]), B.getInt64Ty()));
+      set(O, B.CreateTrunc(Bit, B.getInt1Ty()));
+      return;
+    }
     case OpCode::Extract:
-      set(O, B.CreateExtractElement(val(O.Operands[0]), val(O.Operands[1])));
+      set(O, Lanes->extract(val(O.Operands[0]), val(O.Operands[1])));
       return;
     case OpCode::Insert:
-      set(O, B.CreateInsertElement(val(O.Operands[0]), val(O.Operands[2]), val(O.Operands[1])));
+      set(O, Lanes->insert(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
       return;
     case OpCode::Print:
+      if (Target.isGPU())
+        return (void)unsupported(O, "'print'");
       return print(O);
     case OpCode::Assert:
+      if (Target.isGPU())
+        return (void)unsupported(O, "'assert'");
       return assertOp(O);
     case OpCode::Launch:
+      if (Target.isGPU())
+        return Diags.error(O.Loc, "'launch' is not available on NVPTX: launch the task's kernel "
+                                  "from the host (spmdc uses no dynamic parallelism)");
       return launch(O);
     case OpCode::Sync:
       emitSync();
@@ -482,23 +517,17 @@ private:
 
   void builtin(ir::Op &O) {
     switch (O.BuiltinId) {
-    case BuiltinVar::ProgramIndex: {
-      std::vector<llvm::Constant *> Lanes;
-      for (unsigned I = 0; I < W; ++I)
-        Lanes.push_back(B.getInt32(I));
-      set(O, llvm::ConstantVector::get(Lanes));
+    case BuiltinVar::ProgramIndex:
+      set(O, Lanes->laneIndex());
       return;
-    }
     case BuiltinVar::ProgramCount:
       set(O, B.getInt32(W));
       return;
     // On the CPU a block is one gang (SPEC 2.3). Outside a launched task
     // there is one task: index 0 of 1.
     case BuiltinVar::GangIndex:
-      set(O, B.getInt32(0));
-      return;
     case BuiltinVar::GangCount:
-      set(O, B.getInt32(1));
+      set(O, gangBuiltin(O.BuiltinId));
       return;
     case BuiltinVar::TaskIndex0:
     case BuiltinVar::TaskIndex1:
@@ -518,6 +547,82 @@ private:
     unsupported(O, "this built-in");
   }
 
+  llvm::Value *sreg(llvm::Intrinsic::ID Id) { return B.CreateIntrinsic(Id, llvm::ArrayRef<llvm::Type *>{}, llvm::ArrayRef<llvm::Value *>{}); }
+
+  /// gangIndex/gangCount: on NVPTX the warp within its block; on the CPU a
+  /// block is one gang (SPEC 2.3).
+  llvm::Value *gangBuiltin(BuiltinVar Which) {
+    if (!Target.isGPU())
+      return B.getInt32(Which == BuiltinVar::GangIndex ? 0 : 1);
+    llvm::Value *V = sreg(Which == BuiltinVar::GangIndex
+                              ? llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x
+                              : llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+    return B.CreateUDiv(V, B.getInt32(32));
+  }
+
+  /// On NVPTX a task is a warp: taskIndex is the global warp index over the
+  /// x dimension of the grid, taskCount the number of warps; blockIndex and
+  /// blockCount are the CTA's. taskIndex1/2 are the grid's y/z block indices.
+  llvm::Value *gpuTaskBuiltin(BuiltinVar Which) {
+    using namespace llvm::Intrinsic;
+    switch (Which) {
+    case BuiltinVar::BlockIndex:
+      return sreg(nvvm_read_ptx_sreg_ctaid_x);
+    case BuiltinVar::BlockCount:
+      return sreg(nvvm_read_ptx_sreg_nctaid_x);
+    case BuiltinVar::TaskIndex1:
+      return sreg(nvvm_read_ptx_sreg_ctaid_y);
+    case BuiltinVar::TaskIndex2:
+      return sreg(nvvm_read_ptx_sreg_ctaid_z);
+    case BuiltinVar::TaskCount1:
+      return sreg(nvvm_read_ptx_sreg_nctaid_y);
+    case BuiltinVar::TaskCount2:
+      return sreg(nvvm_read_ptx_sreg_nctaid_z);
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::TaskCount0:
+      return B.CreateUDiv(B.CreateMul(sreg(nvvm_read_ptx_sreg_nctaid_x),
+                                      sreg(nvvm_read_ptx_sreg_ntid_x)),
+                          B.getInt32(32));
+    default: // taskIndex, taskIndex0
+      return B.CreateUDiv(B.CreateAdd(B.CreateMul(sreg(nvvm_read_ptx_sreg_ctaid_x),
+                                                  sreg(nvvm_read_ptx_sreg_ntid_x)),
+                                      sreg(nvvm_read_ptx_sreg_tid_x)),
+                          B.getInt32(32));
+    }
+  }
+
+  /// An export or task function on NVPTX: a `.entry` kernel with the
+  /// function's uniform parameters that runs the body with every lane on.
+  void defineKernel(ir::Function &F) {
+    if (!F.Ty->getReturnType()->isVoid()) {
+      // Still callable from SPMD code, just not from the host.
+      Diags.warning(F.Loc, "export function '" + F.Name +
+                               "' returns a value, so it is no kernel on NVPTX (kernels "
+                               "return void: write results through a pointer)");
+      return;
+    }
+    llvm::Function *Body = Functions[&F];
+    std::vector<llvm::Type *> Params;
+    for (size_t I = 1; I < F.Params.size(); ++I)
+      Params.push_back(llvmType(F.Params[I]->Ty));
+    auto *K = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
+                                     llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
+    K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    // The body must not clash with the kernel's name.
+    Body->setName(F.Symbol + "___body");
+    Body->setLinkage(llvm::GlobalValue::InternalLinkage);
+    B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", K));
+    std::vector<llvm::Value *> Args = {B.getTrue()};
+    for (size_t I = 1; I < F.Params.size(); ++I) {
+      K->getArg(I - 1)->setName(F.Params[I]->NameHint);
+      Args.push_back(K->getArg(I - 1));
+    }
+    if (F.flags().Task) // the task's own index parameters are unused on NVPTX
+      Args.insert(Args.end(), TaskIndexParams, B.getInt32(0));
+    B.CreateCall(Body, Args);
+    B.CreateRetVoid();
+  }
+
   static constexpr unsigned TaskIndexParams = 6;
 
   static bool containsOp(ir::Region &R, OpCode Code) {
@@ -534,6 +639,8 @@ private:
   /// taskIndex/taskCount and their per-dimension forms. Outside a task there
   /// is one task (index 0 of 1). On the CPU a block is one task (SPEC 2.3).
   llvm::Value *taskBuiltin(BuiltinVar Which) {
+    if (Target.isGPU())
+      return gpuTaskBuiltin(Which);
     if (!CurIR->flags().Task) {
       bool IsCount = Which == BuiltinVar::TaskCount || Which == BuiltinVar::TaskCount0 ||
                      Which == BuiltinVar::TaskCount1 || Which == BuiltinVar::TaskCount2 ||
@@ -668,7 +775,7 @@ private:
     llvm::Value *Args = Entry.CreateAlloca(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1));
     for (size_t I = 0; I < Slots.size(); ++I)
       B.CreateStore(Slots[I], B.CreateConstGEP2_32(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1), Args, 0, I));
-    llvm::Value *Bits = B.CreateZExt(B.CreateBitCast(mask(O), B.getIntNTy(W)), B.getInt64Ty());
+    llvm::Value *Bits = Lanes->bits(mask(O));
     B.CreateCall(runtimeFn("spmdc_print", B.getVoidTy(),
                            {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getPtrTy()}),
                  {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
@@ -680,7 +787,7 @@ private:
     if (!C->getType()->isVectorTy())
       C = splat(C);
     llvm::Value *Failing = B.CreateAnd(mask(O), B.CreateNot(C));
-    llvm::Value *Bits = B.CreateZExt(B.CreateBitCast(Failing, B.getIntNTy(W)), B.getInt64Ty());
+    llvm::Value *Bits = Lanes->bits(Failing);
     auto *Fail = llvm::BasicBlock::Create(Ctx, "assert.fail", Fn);
     auto *Cont = llvm::BasicBlock::Create(Ctx, "assert.ok", Fn);
     B.CreateCondBr(B.CreateICmpNE(Bits, B.getInt64(0)), Fail, Cont);
@@ -851,7 +958,7 @@ private:
     if (!Elt->isScalar())
       return (void)unsupported(O, "loading a '" + Elt->toString() + "' through a varying pointer");
     llvm::Type *MT = llvmType(T, true);
-    llvm::Value *G = B.CreateMaskedGather(MT, val(Addr), alignOf(llvmType(Elt, true)), mask(O));
+    llvm::Value *G = Lanes->gather(MT, val(Addr), alignOf(llvmType(Elt, true)), mask(O));
     set(O, fromMemory(G, T));
   }
 
@@ -870,7 +977,7 @@ private:
         llvm::Value *Old = B.CreateAlignedLoad(MT, Ptr, alignOf(MT));
         B.CreateAlignedStore(B.CreateSelect(mask(O), Data, Old), Ptr, alignOf(MT));
       } else {
-        B.CreateMaskedStore(Data, Ptr, alignOf(MT), mask(O));
+        Lanes->maskedStore(Data, Ptr, alignOf(MT), mask(O));
       }
       return;
     }
@@ -878,9 +985,7 @@ private:
     const Type *Elt = Addr->Ty->getPointee();
     if (!Elt->isScalar())
       return (void)unsupported(O, "storing a '" + Elt->toString() + "' through a varying pointer");
-    if (!Data->getType()->isVectorTy())
-      Data = splat(Data);
-    B.CreateMaskedScatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
+    Lanes->scatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
   }
 
   void elementAddr(ir::Op &O) {
@@ -899,8 +1004,9 @@ private:
     llvm::Value *Addr = B.CreateGEP(EltTy, Ptr, Idx);
     // Into varying data by lane: lane l's element sits at offset l in the
     // vector its index picked.
-    if (Base->Ty->getPointee()->isVarying() && !O.result()->Ty->getPointee()->isVarying())
-      Addr = B.CreateGEP(EltTy->getScalarType(), Addr, laneIndices64());
+    // (On NVPTX each thread holds only its own lane: no offset.)
+    if (EltTy->isVectorTy() && !O.result()->Ty->getPointee()->isVarying())
+      Addr = B.CreateGEP(EltTy->getScalarType(), Addr, Lanes->laneIndex64());
     set(O, Addr);
   }
 
@@ -933,374 +1039,25 @@ private:
     set(O, B.CreateCall(FC, Args));
   }
 
-  /// The standard library functions that map onto LLVM intrinsics.
+  /// A standard library prototype: a target hook (backend/StdlibHooks.cpp).
   void stdlibCall(ir::Op &O) {
-    const std::string &Name = O.Callee->Name;
-    std::vector<llvm::Value *> A;
-    for (ir::Value *V : O.Operands)
-      A.push_back(val(V));
-    llvm::Value *M = mask(O);
-    const Type *T0 = O.Operands.empty() ? nullptr : O.Operands[0]->Ty;
-    bool Float = T0 && T0->isFloatingPoint();
-    bool Signed = T0 && (T0->isSignedInteger() || T0->isEnum());
-    auto Unary = [&](llvm::Intrinsic::ID ID) { return B.CreateUnaryIntrinsic(ID, A[0]); };
-    auto Binary = [&](llvm::Intrinsic::ID ID) { return B.CreateBinaryIntrinsic(ID, A[0], A[1]); };
-    auto ActiveOnly = [&](llvm::Value *V, llvm::Value *Identity) {
-      return B.CreateSelect(M, V, Identity);
-    };
+    HookCall Call;
+    Call.Name = O.Callee->Name;
+    for (ir::Value *V : O.Operands) {
+      Call.Args.push_back(val(V));
+      Call.ArgTypes.push_back(V->Ty);
+    }
+    if (O.result()) {
+      Call.ResultType = O.result()->Ty;
+      Call.ResultLLVM = llvmType(O.result()->Ty);
+    }
+    Call.Mask = mask(O);
     llvm::Value *R = nullptr;
-    if (Name == "sqrt")
-      R = Unary(llvm::Intrinsic::sqrt);
-    else if (Name == "rsqrt" || Name == "rcp") {
-      llvm::Value *X = Name == "rsqrt" ? Unary(llvm::Intrinsic::sqrt) : A[0];
-      R = B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), X);
-    } else if (Name == "floor")
-      R = Unary(llvm::Intrinsic::floor);
-    else if (Name == "ceil")
-      R = Unary(llvm::Intrinsic::ceil);
-    else if (Name == "round")
-      R = Unary(llvm::Intrinsic::roundeven);
-    else if (Name == "sin")
-      R = Unary(llvm::Intrinsic::sin);
-    else if (Name == "cos")
-      R = Unary(llvm::Intrinsic::cos);
-    else if (Name == "tan")
-      R = Unary(llvm::Intrinsic::tan);
-    else if (Name == "asin")
-      R = Unary(llvm::Intrinsic::asin);
-    else if (Name == "acos")
-      R = Unary(llvm::Intrinsic::acos);
-    else if (Name == "atan")
-      R = Unary(llvm::Intrinsic::atan);
-    else if (Name == "atan2")
-      R = Binary(llvm::Intrinsic::atan2);
-    else if (Name == "exp")
-      R = Unary(llvm::Intrinsic::exp);
-    else if (Name == "log")
-      R = Unary(llvm::Intrinsic::log);
-    else if (Name == "pow")
-      R = Binary(llvm::Intrinsic::pow);
-    else if (Name == "abs")
-      R = Float ? Unary(llvm::Intrinsic::fabs)
-                : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
-    else if (Name == "min" || Name == "max") {
-      bool Min = Name == "min";
-      R = Float    ? Binary(Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum)
-          : Signed ? Binary(Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
-                   : Binary(Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
-    } else if (Name == "clamp" && A.size() == 3) {
-      llvm::Value *Lo = Float ? B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, A[0], A[1])
-                        : Signed ? B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, A[0], A[1])
-                                 : B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, A[0], A[1]);
-      R = Float    ? B.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, Lo, A[2])
-          : Signed ? B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, Lo, A[2])
-                   : B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Lo, A[2]);
-    } else if ((Name == "any" || Name == "all" || Name == "none") && A.size() == 1) {
-      llvm::Value *V = A[0]->getType()->isVectorTy() ? A[0] : splat(A[0]);
-      if (Name == "all")
-        R = B.CreateAndReduce(B.CreateOr(V, B.CreateNot(M)));
-      else {
-        R = B.CreateOrReduce(B.CreateAnd(V, M));
-        if (Name == "none")
-          R = B.CreateNot(R);
-      }
-    } else if (Name == "popcnt" && A.size() == 1 && A[0]->getType()->isVectorTy() &&
-               T0->isBool()) {
-      llvm::Value *Bits = B.CreateBitCast(B.CreateAnd(A[0], M), B.getIntNTy(W));
-      R = B.CreateZExtOrTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits),
-                              B.getInt32Ty());
-    } else if (Name == "popcnt" && A.size() == 1) {
-      R = B.CreateIntCast(Unary(llvm::Intrinsic::ctpop), llvmType(O.result()->Ty), false);
-    } else if (Name == "lanemask" && A.empty()) {
-      R = B.CreateZExtOrTrunc(B.CreateBitCast(M, B.getIntNTy(W)), llvmType(O.result()->Ty));
-    } else if ((Name == "reduce_add" || Name == "reduce_min" || Name == "reduce_max") &&
-               A.size() == 1 && A[0]->getType()->isVectorTy()) {
-      llvm::Type *ET = A[0]->getType()->getScalarType();
-      if (Name == "reduce_add") {
-        llvm::Value *Z = llvm::Constant::getNullValue(A[0]->getType());
-        llvm::Value *V = ActiveOnly(A[0], Z);
-        R = Float ? B.CreateFAddReduce(llvm::ConstantFP::get(ET, 0.0), V) : B.CreateAddReduce(V);
-      } else {
-        bool Min = Name == "reduce_min";
-        llvm::Value *Id;
-        if (Float)
-          Id = llvm::ConstantFP::getInfinity(ET, !Min);
-        else if (Signed)
-          Id = Min ? llvm::ConstantInt::get(ET, llvm::APInt::getSignedMaxValue(
-                                                    ET->getIntegerBitWidth()))
-                   : llvm::ConstantInt::get(ET, llvm::APInt::getSignedMinValue(
-                                                    ET->getIntegerBitWidth()));
-        else
-          Id = Min ? llvm::ConstantInt::get(ET, llvm::APInt::getMaxValue(ET->getIntegerBitWidth()))
-                   : llvm::ConstantInt::get(ET, 0);
-        llvm::Value *V = ActiveOnly(A[0], splat(Id));
-        if (Float)
-          R = Min ? B.CreateFPMinReduce(V) : B.CreateFPMaxReduce(V);
-        else
-          R = Min ? B.CreateIntMinReduce(V, Signed) : B.CreateIntMaxReduce(V, Signed);
-      }
-    } else if (Name == "extract" && A.size() == 2) {
-      R = B.CreateExtractElement(A[0], A[1]);
-    } else if (Name == "insert" && A.size() == 3) {
-      R = B.CreateInsertElement(A[0], A[2], A[1]);
-    } else if (Name == "broadcast" && A.size() == 2) {
-      R = splat(B.CreateExtractElement(A[0], A[1]));
-    } else if ((Name == "shuffle" || Name == "rotate" || Name == "shift") && A.size() == 2 &&
-               A[0]->getType()->isVectorTy()) {
-      llvm::Type *VI32 = llvm::FixedVectorType::get(B.getInt32Ty(), W);
-      llvm::Value *Idx;
-      llvm::Value *Valid = llvm::ConstantInt::getTrue(maskType());
-      if (Name == "shuffle") {
-        Idx = A[1]->getType()->isVectorTy() ? A[1] : splat(A[1]);
-        Idx = B.CreateAnd(B.CreateIntCast(Idx, VI32, true), splat(B.getInt32(W - 1)));
-      } else {
-        llvm::Value *N = B.CreateIntCast(A[1], B.getInt32Ty(), true);
-        Idx = B.CreateAdd(laneIndices32(), splat(N));
-        if (Name == "rotate")
-          Idx = B.CreateAnd(Idx, splat(B.getInt32(W - 1)));
-        else // shift: lanes shifted in from outside the gang read zero
-          Valid = B.CreateICmpULT(Idx, splat(B.getInt32(W)));
-      }
-      R = permute({A[0]}, Idx, Valid);
-    } else if (Name == "shuffle" && A.size() == 3 && A[0]->getType()->isVectorTy()) {
-      llvm::Type *VI32 = llvm::FixedVectorType::get(B.getInt32Ty(), W);
-      llvm::Value *Idx = A[2]->getType()->isVectorTy() ? A[2] : splat(A[2]);
-      Idx = B.CreateAnd(B.CreateIntCast(Idx, VI32, true), splat(B.getInt32(2 * W - 1)));
-      R = permute({A[0], A[1]}, Idx, llvm::ConstantInt::getTrue(maskType()));
-    } else if (llvm::Value *More = moreStdlib(O, Name, A, M)) {
-      R = More;
-      if (R == NoResult)
-        R = nullptr;
-    } else {
-      unsupported(O, "the standard library function '" + Name + "' with these arguments");
+    if (!emitStdlibHook(Call, B, *Lanes, Target.isGPU(), R)) {
+      unsupported(O, "the standard library function '" + Call.Name + "' with these arguments");
       return;
     }
-    if (O.result() && R && R->getType() != llvmType(O.result()->Ty)) {
-      llvm::Type *Want = llvmType(O.result()->Ty);
-      if (R->getType()->isIntOrIntVectorTy() && Want->isIntOrIntVectorTy())
-        R = B.CreateIntCast(R, Want, Signed);
-      else if (!R->getType()->isVectorTy() && Want->isVectorTy())
-        R = splat(R);
-    }
     set(O, R);
-  }
-
-
-  /// Marks a standard library hook that has no result value.
-  llvm::Value *NoResult = reinterpret_cast<llvm::Value *>(1);
-
-  llvm::Constant *laneIndices32() {
-    std::vector<llvm::Constant *> Lanes;
-    for (unsigned I = 0; I < W; ++I)
-      Lanes.push_back(B.getInt32(I));
-    return llvm::ConstantVector::get(Lanes);
-  }
-
-  /// Lane i of the result is lane Idx[i] of the concatenation of `Sources`
-  /// (where `Valid` holds; zero elsewhere): spill and gather back.
-  llvm::Value *permute(std::vector<llvm::Value *> Sources, llvm::Value *Idx, llvm::Value *Valid) {
-    llvm::Type *VT = Sources[0]->getType();
-    bool IsBool = VT->getScalarType()->isIntegerTy(1);
-    llvm::Type *MemVT = IsBool ? llvm::FixedVectorType::get(B.getInt8Ty(), W) : VT;
-    llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
-    llvm::Value *Tmp = Entry.CreateAlloca(llvm::ArrayType::get(MemVT, Sources.size()));
-    for (size_t I = 0; I < Sources.size(); ++I) {
-      llvm::Value *S = IsBool ? B.CreateZExt(Sources[I], MemVT) : Sources[I];
-      B.CreateStore(S, B.CreateConstGEP2_32(llvm::ArrayType::get(MemVT, Sources.size()), Tmp, 0, I));
-    }
-    llvm::Type *Elt = MemVT->getScalarType();
-    llvm::Value *Ptrs = B.CreateGEP(Elt, splat(Tmp), Idx);
-    llvm::Value *R = B.CreateMaskedGather(MemVT, Ptrs, alignOf(Elt), Valid,
-                                          llvm::Constant::getNullValue(MemVT));
-    return IsBool ? B.CreateTrunc(R, VT) : R;
-  }
-
-  /// Runs `Body(lane)` for each lane set in `Mask`, in lane order, as W
-  /// guarded blocks (for operations with no vector form: atomics, memcpy).
-  void forEachSetLane(llvm::Value *Mask, const std::function<void(unsigned)> &Body) {
-    for (unsigned L = 0; L < W; ++L) {
-      auto *Then = llvm::BasicBlock::Create(Ctx, "lane", Fn);
-      auto *Next = llvm::BasicBlock::Create(Ctx, "lane.next", Fn);
-      B.CreateCondBr(B.CreateExtractElement(Mask, B.getInt32(L)), Then, Next);
-      B.SetInsertPoint(Then);
-      Body(L);
-      B.CreateBr(Next);
-      B.SetInsertPoint(Next);
-    }
-  }
-
-  llvm::Value *lane(llvm::Value *V, unsigned L) {
-    return V->getType()->isVectorTy() ? B.CreateExtractElement(V, B.getInt32(L)) : V;
-  }
-
-  std::optional<llvm::AtomicRMWInst::BinOp> atomicOp(const std::string &Name, bool Float, bool Signed) {
-    using Op = llvm::AtomicRMWInst;
-    if (Name == "atomic_add_global")
-      return Float ? Op::FAdd : Op::Add;
-    if (Name == "atomic_subtract_global")
-      return Float ? Op::FSub : Op::Sub;
-    if (Name == "atomic_min_global")
-      return Signed ? Op::Min : Op::UMin;
-    if (Name == "atomic_max_global")
-      return Signed ? Op::Max : Op::UMax;
-    if (Name == "atomic_and_global")
-      return Op::And;
-    if (Name == "atomic_or_global")
-      return Op::Or;
-    if (Name == "atomic_xor_global")
-      return Op::Xor;
-    if (Name == "atomic_swap_global")
-      return Op::Xchg;
-    return std::nullopt;
-  }
-
-  /// The standard library hooks beyond math and cross-lane moves. Returns
-  /// null if `Name` is not one of them, NoResult for void hooks.
-  llvm::Value *moreStdlib(ir::Op &O, const std::string &Name, std::vector<llvm::Value *> &A,
-                          llvm::Value *M) {
-    const Type *T0 = O.Operands.empty() ? nullptr : O.Operands[0]->Ty;
-    llvm::Type *ResTy = O.result() ? llvmType(O.result()->Ty) : nullptr;
-    auto Bits = [&](llvm::Value *Mask) {
-      return B.CreateZExt(B.CreateBitCast(Mask, B.getIntNTy(W)), B.getInt64Ty());
-    };
-    if ((Name == "intbits" || Name == "floatbits" || Name == "doublebits") && A.size() == 1)
-      return B.CreateBitCast(A[0], ResTy);
-    if (Name == "packmask" && A.size() == 1)
-      return Bits(B.CreateAnd(A[0]->getType()->isVectorTy() ? A[0] : splat(A[0]), M));
-    if ((Name == "count_leading_zeros" || Name == "count_trailing_zeros") && A.size() == 1)
-      return B.CreateBinaryIntrinsic(Name == "count_leading_zeros" ? llvm::Intrinsic::ctlz
-                                                                   : llvm::Intrinsic::cttz,
-                                     A[0], B.getFalse());
-    if (Name == "reduce_equal" && (A.size() == 1 || A.size() == 2) &&
-        A[0]->getType()->isVectorTy()) {
-      // Compare every active lane with the first active one.
-      llvm::Value *First = B.CreateBinaryIntrinsic(
-          llvm::Intrinsic::cttz, B.CreateBitCast(M, B.getIntNTy(W)), B.getTrue());
-      llvm::Value *V0 = B.CreateExtractElement(A[0], B.CreateZExtOrTrunc(First, B.getInt32Ty()));
-      llvm::Value *Eq = A[0]->getType()->isFPOrFPVectorTy() ? B.CreateFCmpOEQ(A[0], splat(V0))
-                                                            : B.CreateICmpEQ(A[0], splat(V0));
-      llvm::Value *AllEq = B.CreateAndReduce(B.CreateOr(Eq, B.CreateNot(M)));
-      llvm::Value *AnyOn = B.CreateOrReduce(M);
-      if (A.size() == 2) {
-        auto *Store = llvm::BasicBlock::Create(Ctx, "reduce_equal.store", Fn);
-        auto *Done = llvm::BasicBlock::Create(Ctx, "reduce_equal.done", Fn);
-        B.CreateCondBr(B.CreateAnd(AllEq, AnyOn), Store, Done);
-        B.SetInsertPoint(Store);
-        B.CreateStore(V0, A[1]);
-        B.CreateBr(Done);
-        B.SetInsertPoint(Done);
-      }
-      return B.CreateAnd(AllEq, AnyOn);
-    }
-    if (Name == "packed_store_active" && A.size() == 2) {
-      B.CreateIntrinsic(llvm::Intrinsic::masked_compressstore, {A[1]->getType()}, {A[1], A[0], M});
-      return B.CreateZExtOrTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop,
-                                                        B.CreateBitCast(M, B.getIntNTy(W))),
-                                 B.getInt32Ty());
-    }
-    if (Name == "packed_load_active" && A.size() == 2) {
-      llvm::Type *VT = llvmType(O.Operands[1]->Ty->getPointee(), true);
-      llvm::Value *Old = B.CreateLoad(VT, A[1]);
-      llvm::Value *L = B.CreateIntrinsic(llvm::Intrinsic::masked_expandload, {VT}, {A[0], M, Old});
-      B.CreateStore(L, A[1]);
-      return B.CreateZExtOrTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop,
-                                                        B.CreateBitCast(M, B.getIntNTy(W))),
-                                 B.getInt32Ty());
-    }
-    if ((Name == "aos_to_soa3" || Name == "aos_to_soa4") && (A.size() == 4 || A.size() == 5)) {
-      unsigned K = A.size() - 1;
-      llvm::Type *VT = llvmType(O.Operands[1]->Ty->getPointee(), true);
-      llvm::Type *Elt = VT->getScalarType();
-      for (unsigned F = 0; F < K; ++F) {
-        llvm::Value *Idx = B.CreateAdd(B.CreateMul(laneIndices32(), splat(B.getInt32(K))),
-                                       splat(B.getInt32(F)));
-        llvm::Value *Ptrs = B.CreateGEP(Elt, splat(A[0]), Idx);
-        B.CreateStore(B.CreateMaskedGather(VT, Ptrs, alignOf(Elt), llvm::ConstantInt::getTrue(maskType())),
-                      A[1 + F]);
-      }
-      return NoResult;
-    }
-    if ((Name == "soa_to_aos3" || Name == "soa_to_aos4") && (A.size() == 4 || A.size() == 5)) {
-      unsigned K = A.size() - 1;
-      llvm::Type *Elt = A[0]->getType()->getScalarType();
-      for (unsigned F = 0; F < K; ++F) {
-        llvm::Value *Idx = B.CreateAdd(B.CreateMul(laneIndices32(), splat(B.getInt32(K))),
-                                       splat(B.getInt32(F)));
-        llvm::Value *Ptrs = B.CreateGEP(Elt, splat(A[K]), Idx);
-        B.CreateMaskedScatter(A[F], Ptrs, alignOf(Elt), llvm::ConstantInt::getTrue(maskType()));
-      }
-      return NoResult;
-    }
-    bool Float = T0 && O.Operands.size() > 1 && O.Operands[1]->Ty->isFloatingPoint();
-    bool Signed = O.Operands.size() > 1 && O.Operands[1]->Ty->isSignedInteger();
-    if (auto AO = atomicOp(Name, Float, Signed); AO && A.size() == 2) {
-      if (!T0->isVarying() && !A[1]->getType()->isVectorTy())
-        return B.CreateAtomicRMW(*AO, A[0], A[1], llvm::MaybeAlign(),
-                                 llvm::AtomicOrdering::SequentiallyConsistent);
-      // One atomic per active lane, in lane order; each lane gets its old value.
-      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
-      llvm::Value *Slot = Entry.CreateAlloca(ResTy);
-      B.CreateStore(llvm::PoisonValue::get(ResTy), Slot);
-      forEachSetLane(M, [&](unsigned L) {
-        llvm::Value *Old = B.CreateAtomicRMW(*AO, lane(A[0], L), lane(A[1], L), llvm::MaybeAlign(),
-                                             llvm::AtomicOrdering::SequentiallyConsistent);
-        B.CreateStore(B.CreateInsertElement(B.CreateLoad(ResTy, Slot), Old, B.getInt32(L)), Slot);
-      });
-      return B.CreateLoad(ResTy, Slot);
-    }
-    if (Name == "atomic_compare_exchange_global" && A.size() == 3) {
-      auto CmpXchg = [&](llvm::Value *P, llvm::Value *Cmp, llvm::Value *New) {
-        auto *X = B.CreateAtomicCmpXchg(P, Cmp, New, llvm::MaybeAlign(),
-                                        llvm::AtomicOrdering::SequentiallyConsistent,
-                                        llvm::AtomicOrdering::SequentiallyConsistent);
-        return B.CreateExtractValue(X, 0);
-      };
-      if (!T0->isVarying() && !A[1]->getType()->isVectorTy())
-        return CmpXchg(A[0], A[1], A[2]);
-      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
-      llvm::Value *Slot = Entry.CreateAlloca(ResTy);
-      B.CreateStore(llvm::PoisonValue::get(ResTy), Slot);
-      forEachSetLane(M, [&](unsigned L) {
-        llvm::Value *Old = CmpXchg(lane(A[0], L), lane(A[1], L), lane(A[2], L));
-        B.CreateStore(B.CreateInsertElement(B.CreateLoad(ResTy, Slot), Old, B.getInt32(L)), Slot);
-      });
-      return B.CreateLoad(ResTy, Slot);
-    }
-    if ((Name == "memcpy" || Name == "memcpy64" || Name == "memmove" || Name == "memset" ||
-         Name == "memset64") &&
-        A.size() == 3) {
-      auto One = [&](llvm::Value *D, llvm::Value *S, llvm::Value *N) {
-        if (Name.starts_with("memset"))
-          B.CreateMemSet(D, S, N, llvm::MaybeAlign());
-        else if (Name == "memmove")
-          B.CreateMemMove(D, llvm::MaybeAlign(), S, llvm::MaybeAlign(), N);
-        else
-          B.CreateMemCpy(D, llvm::MaybeAlign(), S, llvm::MaybeAlign(), N);
-      };
-      if (!A[0]->getType()->isVectorTy())
-        One(A[0], A[1], A[2]);
-      else
-        forEachSetLane(M, [&](unsigned L) { One(lane(A[0], L), lane(A[1], L), lane(A[2], L)); });
-      return NoResult;
-    }
-    if (Name.starts_with("prefetch_") && A.size() == 1) {
-      int Locality = Name == "prefetch_l1" ? 3 : Name == "prefetch_l2" ? 2 : Name == "prefetch_l3" ? 1 : 0;
-      auto One = [&](llvm::Value *P) {
-        B.CreateIntrinsic(llvm::Intrinsic::prefetch, {B.getPtrTy()},
-                          {P, B.getInt32(0), B.getInt32(Locality), B.getInt32(1)});
-      };
-      if (!A[0]->getType()->isVectorTy())
-        One(A[0]);
-      else
-        forEachSetLane(M, [&](unsigned L) { One(lane(A[0], L)); });
-      return NoResult;
-    }
-    if (Name == "barrier" && A.empty()) {
-      // On the CPU a block is one gang: the barrier orders memory within it.
-      B.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
-      return NoResult;
-    }
-    return nullptr;
   }
 
   void ifOp(ir::Op &O) {
@@ -1352,6 +1109,7 @@ private:
   unsigned W;
   std::unique_ptr<llvm::Module> Mod;
   llvm::IRBuilder<> B;
+  std::unique_ptr<LaneOps> Lanes;
   llvm::Function *Fn = nullptr;
   ir::Function *CurIR = nullptr;
   llvm::BasicBlock *AllocaIP = nullptr;

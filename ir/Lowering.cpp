@@ -126,6 +126,7 @@ public:
       return It->second;
     auto F = std::make_unique<Function>();
     F->Name = FD->Name;
+    F->Loc = FD->Loc;
     F->Symbol = Sym;
     F->Ty = FD->Ty;
     F->IsStatic = FD->Storage == StorageClass::Static;
