@@ -220,7 +220,9 @@ int runCompiler(const CompilerOptions &Opts) {
   if (!LM)
     return 1;
   optimizeModule(*LM, *TM, Opts.OptLevel);
-  if (!Opts.HeaderOutput.empty() && !writeHeader(*IRM, Opts.HeaderOutput, Diags))
+  if (!Opts.HeaderOutput.empty() &&
+      !(Target->isGPU() ? writeHostHeader(*IRM, Opts.HeaderOutput, Diags)
+                        : writeHeader(*IRM, Opts.HeaderOutput, Diags)))
     return 1;
   return writeModule(*LM, *TM, outputKind(Opts.Emit, *Target), outputPath(Opts, *Target), Diags)
              ? 0
