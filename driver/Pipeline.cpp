@@ -20,6 +20,7 @@
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
+#include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -96,6 +97,16 @@ std::unique_ptr<llvm::raw_fd_ostream> openOutput(const std::string &Path, Diagno
     return nullptr;
   }
   return OS;
+}
+
+/// An ill-formed module is a compiler bug: say so and stop.
+bool verifyIR(ir::Module &M, bool AfterTransform, DiagnosticEngine &Diags) {
+  std::vector<std::string> Problems = ir::verifyModule(M, AfterTransform);
+  for (const std::string &P : Problems)
+    Diags.errorNoLoc("internal error: invalid SPMD IR " +
+                     std::string(AfterTransform ? "after" : "before") +
+                     " the divergence transform: " + P);
+  return Problems.empty();
 }
 
 /// Prints the SPMD IR to -o or stdout.
@@ -203,11 +214,15 @@ int runCompiler(const CompilerOptions &Opts) {
   std::unique_ptr<ir::Module> IRM = ir::lowerToIR(Ctx, *Target, Diags);
   if (!IRM)
     return 1;
+  if (!verifyIR(*IRM, false, Diags))
+    return 1;
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 
   // 6. The context-stack divergence transform: varying control flow -> masks.
   ir::runDivergenceTransform(*IRM, Target->GangWidth);
+  if (!verifyIR(*IRM, true, Diags))
+    return 1;
   if (Opts.Emit == EmitKind::SpmdIRMasked)
     return printIR(*IRM, Opts, Diags);
 
