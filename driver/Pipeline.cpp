@@ -185,6 +185,14 @@ int runCompiler(const CompilerOptions &Opts) {
     if (!OS)
       return 1;
     *OS << *Expanded;
+    // A full disk shows only now; left unchecked, LLVM would abort on it.
+    OS->close();
+    if (OS->has_error()) {
+      Diags.errorNoLoc("cannot write '" + (Opts.Output.empty() ? "-" : Opts.Output) +
+                       "': " + OS->error().message());
+      OS->clear_error();
+      return 1;
+    }
     return 0;
   }
   ASTContext Ctx;
