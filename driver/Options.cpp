@@ -81,6 +81,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.PrintHostTargets = true;
       continue;
     }
+    if (A == "--nocpp") {
+      O.NoPreprocessor = true;
+      continue;
+    }
     if (A == "--syntax-only" || A == "-fsyntax-only") {
       O.SyntaxOnly = true;
       continue;
@@ -191,6 +195,7 @@ void printHelp(llvm::raw_ostream &OS) {
         "  -h <file>, --header-outfile=<file>\n"
         "                      write a C/C++ header for the exported functions\n"
         "  -E                  preprocess only: write the preprocessed text and stop\n"
+        "  --nocpp             do not run the C preprocessor (the lexer sees the file as is)\n"
         "  --syntax-only, -fsyntax-only\n"
         "                      check the program and stop\n"
         "  --emit=<kind>       pp | ast | spmd-ir | spmd-ir-masked | llvm | bc | asm | obj | ptx\n"

@@ -32,6 +32,7 @@ struct CompilerOptions {
   unsigned OptLevel = 2;
   bool DebugInfo = false;
   bool SyntaxOnly = false;
+  bool NoPreprocessor = false; ///< --nocpp: the source goes to the lexer as it is (ISPC's flag)
   bool EmitKindGiven = false;
   EmitKind Emit = EmitKind::Object;
   bool DumpStdlib = false; ///< --emit=ast also dumps the prelude

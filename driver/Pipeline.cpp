@@ -177,7 +177,8 @@ int runCompiler(const CompilerOptions &Opts) {
 
   // 2. The user's file through the C preprocessor (-E stops here), then the
   // standard library prelude.
-  std::optional<std::string> Expanded = preprocess(Name, *Source, Opts.PP, *Target, Diags);
+  std::optional<std::string> Expanded =
+      Opts.NoPreprocessor ? Source : preprocess(Name, *Source, Opts.PP, *Target, Diags);
   if (!Expanded)
     return 1;
   if (Opts.Emit == EmitKind::Preprocessed) {
