@@ -19,6 +19,7 @@ static std::optional<EmitKind> parseEmit(llvm::StringRef Name) {
       .Case("pp", EmitKind::Preprocessed)
       .Case("ast", EmitKind::Ast)
       .Case("spmd-ir", EmitKind::SpmdIR)
+      .Case("spmd-ir-masked", EmitKind::SpmdIRMasked)
       .Case("llvm", EmitKind::LLVMText)
       .Case("bc", EmitKind::LLVMBitcode)
       .Case("asm", EmitKind::Asm)
@@ -74,6 +75,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
     }
     if (A == "--version" || A == "-v") {
       O.ShowVersion = true;
+      continue;
+    }
+    if (A == "--print-host-targets") {
+      O.PrintHostTargets = true;
       continue;
     }
     if (A == "--nocpp") {
@@ -138,7 +143,7 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       auto K = parseEmit(V);
       if (!K)
         return fail("unknown --emit kind '" + V +
-                    "' (expected pp, ast, spmd-ir, llvm, bc, asm, obj or ptx)");
+                    "' (expected pp, ast, spmd-ir, spmd-ir-masked, llvm, bc, asm, obj or ptx)");
       O.Emit = *K;
       O.EmitKindGiven = true;
     })
@@ -165,7 +170,7 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
     O.Input = A.str();
     SawInput = true;
   }
-  if (!SawInput && !O.ShowHelp && !O.ShowVersion)
+  if (!SawInput && !O.ShowHelp && !O.ShowVersion && !O.PrintHostTargets)
     return fail("no input file (see --help)");
   return O;
 }
@@ -193,8 +198,9 @@ void printHelp(llvm::raw_ostream &OS) {
         "  --nocpp             do not run the C preprocessor (the lexer sees the file as is)\n"
         "  --syntax-only, -fsyntax-only\n"
         "                      check the program and stop\n"
-        "  --emit=<kind>       pp | ast | spmd-ir | llvm | bc | asm | obj | ptx\n"
-        "                      (pp is -E; llvm is LLVM IR text, bc LLVM bitcode)\n"
+        "  --emit=<kind>       pp | ast | spmd-ir | spmd-ir-masked | llvm | bc | asm | obj | ptx\n"
+        "                      (pp is -E; spmd-ir is before the divergence transform,\n"
+        "                      spmd-ir-masked after it; llvm is LLVM IR text, bc bitcode)\n"
         "  --emit-llvm         LLVM bitcode (same as --emit=bc)\n"
         "  --emit-llvm-text    LLVM IR text (same as --emit=llvm)\n"
         "  --emit-asm          assembly (same as --emit=asm)\n"
@@ -218,6 +224,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "                      no performance warnings (also #pragma ignore warning(perf))\n"
         "  --error-limit=<n>   stop after n errors (default 20, 0: no limit)\n"
         "\n"
+        "  --print-host-targets\n"
+        "                      list the x86 targets this CPU can run and exit\n"
         "  --version, -v       print the version and exit\n"
         "  --help, -help       print this help and exit\n";
 }

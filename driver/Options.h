@@ -11,7 +11,18 @@ namespace spmdc {
 
 /// What the compiler writes. Preprocessed (-E) stops after the preprocessor,
 /// Ast and None after the front end.
-enum class EmitKind { None, Preprocessed, Ast, SpmdIR, LLVMText, LLVMBitcode, Asm, Object, PTX };
+enum class EmitKind {
+  None,
+  Preprocessed,
+  Ast,
+  SpmdIR,       ///< the SPMD IR as lowered, before the divergence transform
+  SpmdIRMasked, ///< the SPMD IR after the divergence transform
+  LLVMText,
+  LLVMBitcode,
+  Asm,
+  Object,
+  PTX
+};
 
 struct CompilerOptions {
   std::string Input;        ///< source file, "-" for standard input
@@ -32,6 +43,7 @@ struct CompilerOptions {
 
   bool ShowHelp = false;
   bool ShowVersion = false;
+  bool PrintHostTargets = false; ///< list the x86 targets this CPU runs, one per line
 };
 
 /// Parses argv. Errors name the offending argument in one line.

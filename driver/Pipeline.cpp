@@ -1,9 +1,12 @@
-// The whole compiler in order: read, preprocess, parse, check, (lower, transform, emit).
+// The whole compiler in order: read, preprocess, parse, check, lower, transform, emit.
 //
 // Each step is a named call into its own file; this function is the one place
 // that shows the compiler's story end to end.
 #include "driver/Pipeline.h"
 
+#include "backend/CodeGen.h"
+#include "backend/HeaderWriter.h"
+#include "backend/LLVMEmitter.h"
 #include "backend/TargetInfo.h"
 #include "driver/Options.h"
 #include "frontend/AST.h"
@@ -13,12 +16,21 @@
 #include "frontend/Preprocessor.h"
 #include "frontend/Sema.h"
 #include "frontend/SourceManager.h"
+#include "ir/DivergenceTransform.h"
+#include "ir/IR.h"
+#include "ir/IRPrinter.h"
+#include "ir/Lowering.h"
+#include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
 
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <optional>
 
@@ -85,6 +97,54 @@ std::unique_ptr<llvm::raw_fd_ostream> openOutput(const std::string &Path, Diagno
     return nullptr;
   }
   return OS;
+}
+
+/// An ill-formed module is a compiler bug: say so and stop.
+bool verifyIR(ir::Module &M, bool AfterTransform, DiagnosticEngine &Diags) {
+  std::vector<std::string> Problems = ir::verifyModule(M, AfterTransform);
+  for (const std::string &P : Problems)
+    Diags.errorNoLoc("internal error: invalid SPMD IR " +
+                     std::string(AfterTransform ? "after" : "before") +
+                     " the divergence transform: " + P);
+  return Problems.empty();
+}
+
+/// Prints the SPMD IR to -o or stdout.
+int printIR(ir::Module &M, const CompilerOptions &Opts, DiagnosticEngine &Diags) {
+  auto OS = openOutput(Opts.Output, Diags);
+  if (!OS)
+    return 1;
+  ir::printModule(M, *OS);
+  return 0;
+}
+
+/// What the back end writes; on NVPTX an object is PTX text (what a CUDA host
+/// program loads with cuModuleLoadData).
+OutputKind outputKind(EmitKind K, const TargetInfo &Target) {
+  switch (K) {
+  case EmitKind::LLVMText:
+    return OutputKind::LLVMText;
+  case EmitKind::LLVMBitcode:
+    return OutputKind::LLVMBitcode;
+  case EmitKind::Asm:
+  case EmitKind::PTX:
+    return OutputKind::Assembly;
+  default:
+    return Target.isGPU() ? OutputKind::Assembly : OutputKind::Object;
+  }
+}
+
+/// -o, or: text to stdout, an object (or PTX) next to the input as `<stem>.o`
+/// (`<stem>.ptx`).
+std::string outputPath(const CompilerOptions &Opts, const TargetInfo &Target) {
+  if (!Opts.Output.empty())
+    return Opts.Output;
+  std::string Stem = Opts.Input == "-" ? "out" : llvm::sys::path::stem(Opts.Input).str();
+  if (Opts.Emit == EmitKind::Object || Opts.Emit == EmitKind::PTX)
+    return Stem + (Target.isGPU() ? ".ptx" : ".o");
+  if (Opts.Emit == EmitKind::LLVMBitcode)
+    return Stem + ".bc";
+  return "-";
 }
 
 } // namespace
@@ -159,12 +219,38 @@ int runCompiler(const CompilerOptions &Opts) {
     return 0;
   }
 
-  // 5.. Lowering to SPMD IR, the divergence transform and the LLVM back ends
-  // come with the IR and back-end work (docs/pipeline.md); until then every
-  // other output kind is refused with a clear message rather than faked.
-  Diags.errorNoLoc("this build of spmdc has no code generator yet: use --syntax-only or "
-                   "--emit=ast");
-  return 1;
+  // 5. Lower the checked AST to the SPMD IR.
+  std::unique_ptr<ir::Module> IRM = ir::lowerToIR(Ctx, *Target, Diags);
+  if (!IRM)
+    return 1;
+  if (!verifyIR(*IRM, false, Diags))
+    return 1;
+  if (Opts.Emit == EmitKind::SpmdIR)
+    return printIR(*IRM, Opts, Diags);
+
+  // 6. The context-stack divergence transform: varying control flow -> masks.
+  ir::runDivergenceTransform(*IRM, Target->GangWidth);
+  if (!verifyIR(*IRM, true, Diags))
+    return 1;
+  if (Opts.Emit == EmitKind::SpmdIRMasked)
+    return printIR(*IRM, Opts, Diags);
+
+  // 7. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
+  std::unique_ptr<llvm::TargetMachine> TM = createTargetMachine(*Target, Opts.OptLevel, Diags);
+  if (!TM)
+    return 1;
+  llvm::LLVMContext LLVMCtx;
+  std::unique_ptr<llvm::Module> LM = emitLLVM(*IRM, *Target, *TM, LLVMCtx, Diags);
+  if (!LM)
+    return 1;
+  optimizeModule(*LM, *TM, Opts.OptLevel);
+  if (!Opts.HeaderOutput.empty() &&
+      !(Target->isGPU() ? writeHostHeader(*IRM, Opts.HeaderOutput, Diags)
+                        : writeHeader(*IRM, Opts.HeaderOutput, Diags)))
+    return 1;
+  return writeModule(*LM, *TM, outputKind(Opts.Emit, *Target), outputPath(Opts, *Target), Diags)
+             ? 0
+             : 1;
 }
 
 } // namespace spmdc

@@ -1,4 +1,5 @@
 // spmdc's entry point: parse the command line and run the pipeline on a large stack.
+#include "backend/TargetInfo.h"
 #include "driver/Options.h"
 #include "driver/Pipeline.h"
 
@@ -17,6 +18,11 @@ int main(int Argc, char **Argv) {
   }
   if (Opts->ShowHelp) {
     spmdc::printHelp(llvm::outs());
+    return 0;
+  }
+  if (Opts->PrintHostTargets) {
+    for (const std::string &T : spmdc::hostRunnableTargets())
+      llvm::outs() << T << '\n';
     return 0;
   }
   if (Opts->ShowVersion) {

@@ -25,3 +25,13 @@ if ptxas:
 if os.path.exists(config.fuzzer_path):
     config.available_features.add("fuzzer")
     config.substitutions.append(("%fuzzer", config.fuzzer_path))
+
+# Runtime tests: compile with spmdc for every x86 target the CPU runs, link with
+# the shared driver (test/runtime/Inputs/driver.cpp), run, compare the targets.
+cxx = shutil.which("clang++-22") or shutil.which("c++") or "c++"
+driver_lib = os.path.join(config.spmdc_obj_root, "lib", "libspmdc_test_driver.a")
+run_spmd = os.path.join(config.spmdc_src_root, "test", "runtime", "run-spmd.py")
+config.substitutions.append(
+    ("%run-spmd", "python3 %s %s %s %s %%t.dir" % (run_spmd, os.path.join(config.spmdc_bin_dir, "spmdc"), driver_lib, cxx)))
+config.substitutions.append(("%cxx", cxx))
+config.substitutions.append(("%driver_libs", "%s %s -lm -lpthread" % (driver_lib, os.path.join(config.spmdc_obj_root, "lib", "libspmdc_runtime.a"))))

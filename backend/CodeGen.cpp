@@ -1,0 +1,84 @@
+// Runs LLVM's optimization pipeline and writes objects, assembly, bitcode or IR text.
+#include "backend/CodeGen.h"
+
+#include "backend/ContiguousMemoryOps.h"
+#include "frontend/Diagnostics.h"
+
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+
+namespace spmdc {
+
+void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel) {
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB(&TM);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::OptimizationLevel Level = OptLevel == 0   ? llvm::OptimizationLevel::O0
+                                  : OptLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : OptLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager MPM = Level == llvm::OptimizationLevel::O0
+                                    ? PB.buildO0DefaultPipeline(Level)
+                                    : PB.buildPerModuleDefaultPipeline(Level);
+  MPM.run(M, MAM);
+  if (Level == llvm::OptimizationLevel::O0)
+    return;
+  // Our own clean-up once LLVM has exposed the address patterns: contiguous
+  // gathers/scatters become vector loads/stores, then instcombine folds
+  // all-on masks away.
+  llvm::FunctionPassManager FPM;
+  FPM.addPass(ContiguousMemoryOpsPass());
+  FPM.addPass(llvm::InstCombinePass());
+  FPM.addPass(llvm::SimplifyCFGPass());
+  llvm::ModulePassManager Cleanup;
+  Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
+  Cleanup.run(M, MAM);
+}
+
+bool writeModule(llvm::Module &M, llvm::TargetMachine &TM, OutputKind Kind,
+                 const std::string &Path, DiagnosticEngine &Diags) {
+  std::error_code EC;
+  bool Binary = Kind == OutputKind::LLVMBitcode || Kind == OutputKind::Object;
+  llvm::raw_fd_ostream OS(Path, EC, Binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
+  if (EC) {
+    Diags.errorNoLoc("cannot write '" + Path + "': " + EC.message());
+    return false;
+  }
+  switch (Kind) {
+  case OutputKind::LLVMText:
+    M.print(OS, nullptr);
+    return true;
+  case OutputKind::LLVMBitcode:
+    llvm::WriteBitcodeToFile(M, OS);
+    return true;
+  case OutputKind::Assembly:
+  case OutputKind::Object: {
+    llvm::legacy::PassManager PM;
+    auto FileType = Kind == OutputKind::Object ? llvm::CodeGenFileType::ObjectFile
+                                               : llvm::CodeGenFileType::AssemblyFile;
+    if (TM.addPassesToEmitFile(PM, OS, nullptr, FileType)) {
+      Diags.errorNoLoc("LLVM cannot emit this file type for the target");
+      return false;
+    }
+    PM.run(M);
+    return true;
+  }
+  }
+  return false;
+}
+
+} // namespace spmdc

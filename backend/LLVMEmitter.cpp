@@ -1,0 +1,1133 @@
+// SPMD IR (after the divergence transform) -> LLVM IR for one target.
+//
+// Uniform values are LLVM scalars, varying values vectors of the gang width,
+// masks <W x i1>. Memory holds bools as bytes. Masked memory operations map to
+// LLVM's masked intrinsics, except stores into local slots, which blend so
+// that mem2reg can still promote the slot.
+#include "backend/LLVMEmitter.h"
+
+#include "backend/LaneOps.h"
+#include "backend/StdlibHooks.h"
+#include "backend/TargetInfo.h"
+#include "frontend/AST.h"
+#include "frontend/Diagnostics.h"
+#include "ir/IR.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace spmdc {
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Target,
+                                                         unsigned OptLevel,
+                                                         DiagnosticEngine &Diags) {
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
+  std::string TripleName, CPU, Features;
+  if (Target.isGPU()) {
+    TripleName = "nvptx64-nvidia-cuda";
+    CPU = Target.ISA;
+    Features = "+ptx80";
+  } else {
+    TripleName = "x86_64-unknown-linux-gnu";
+    if (Target.ISA == "sse4")
+      CPU = "corei7";
+    else if (Target.ISA == "avx2")
+      CPU = "haswell";
+    else
+      CPU = "skylake-avx512";
+  }
+  llvm::Triple TT(TripleName);
+  std::string Error;
+  const llvm::Target *T = llvm::TargetRegistry::lookupTarget(TT, Error);
+  if (!T) {
+    Diags.errorNoLoc("LLVM has no back end for '" + TripleName + "': " + Error);
+    return nullptr;
+  }
+  llvm::TargetOptions Options;
+  auto Level = OptLevel == 0   ? llvm::CodeGenOptLevel::None
+               : OptLevel == 1 ? llvm::CodeGenOptLevel::Less
+               : OptLevel == 2 ? llvm::CodeGenOptLevel::Default
+                               : llvm::CodeGenOptLevel::Aggressive;
+  return std::unique_ptr<llvm::TargetMachine>(T->createTargetMachine(
+      TT, CPU, Features, Options, llvm::Reloc::PIC_, std::nullopt, Level));
+}
+
+namespace {
+
+using ir::OpCode;
+
+class Emitter {
+public:
+  Emitter(ir::Module &M, const TargetInfo &Target, llvm::TargetMachine &TM,
+          llvm::LLVMContext &Ctx, DiagnosticEngine &Diags)
+      : IRM(M), Target(Target), Ctx(Ctx), Diags(Diags), W(Target.GangWidth),
+        Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx),
+        Lanes(Target.isGPU() ? createNVPTXLaneOps(B) : createX86LaneOps(B, W)) {
+    Mod->setTargetTriple(TM.getTargetTriple());
+    Mod->setDataLayout(TM.createDataLayout());
+  }
+
+  std::unique_ptr<llvm::Module> run() {
+    for (auto &G : IRM.Globals)
+      declareGlobal(*G);
+    // Standard library functions with a body (written in .spmd) are compiled
+    // like the user's; those without are target hooks (stdlibCall).
+    for (auto &F : IRM.Functions)
+      if (!F->IsStdlib || F->Body)
+        declareFunction(*F);
+    for (auto &F : IRM.Functions)
+      if (F->Body)
+        defineFunction(*F);
+    for (auto &F : IRM.Functions) {
+      if (!F->Body)
+        continue;
+      if (Target.isGPU() && (F->flags().Export || F->flags().Task))
+        defineKernel(*F);
+      else if (F->flags().Export)
+        defineExportWrapper(*F);
+    }
+    if (Diags.hasErrors())
+      return nullptr;
+    std::string Err;
+    llvm::raw_string_ostream OS(Err);
+    if (llvm::verifyModule(*Mod, &OS)) {
+      Diags.errorNoLoc("internal error: generated LLVM IR does not verify: " + Err);
+      return nullptr;
+    }
+    return std::move(Mod);
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Types
+  //===--------------------------------------------------------------------===//
+
+  llvm::Type *scalarType(const Type *T, bool InMemory) {
+    switch (T->getKind()) {
+    case Type::Void:
+      return B.getVoidTy();
+    case Type::Bool:
+      return InMemory ? B.getInt8Ty() : B.getInt1Ty();
+    case Type::Int8:
+    case Type::UInt8:
+      return B.getInt8Ty();
+    case Type::Int16:
+    case Type::UInt16:
+      return B.getInt16Ty();
+    case Type::Int32:
+    case Type::UInt32:
+    case Type::Enum:
+      return B.getInt32Ty();
+    case Type::Int64:
+    case Type::UInt64:
+      return B.getInt64Ty();
+    case Type::Float16:
+      return B.getHalfTy();
+    case Type::Float:
+      return B.getFloatTy();
+    case Type::Double:
+      return B.getDoubleTy();
+    case Type::Pointer:
+    case Type::Function:
+      return B.getPtrTy();
+    default:
+      return nullptr;
+    }
+  }
+
+  /// The LLVM type of a value (`InMemory` false) or of its storage.
+  llvm::Type *llvmType(const Type *T, bool InMemory = false) {
+    if (T->isArray())
+      return llvm::ArrayType::get(llvmType(T->getElementType(), true), T->getArraySize());
+    if (T->isStruct())
+      return structType(T);
+    if (T->isReference())
+      return B.getPtrTy();
+    llvm::Type *S = scalarType(T, InMemory);
+    if (T->isVarying() && !T->isVoid())
+      return Lanes->varying(S);
+    return S;
+  }
+
+  llvm::StructType *structType(const Type *T) {
+    auto Key = std::make_pair(T->getStructDecl(), T->getVariability());
+    auto It = Structs.find(Key);
+    if (It != Structs.end())
+      return It->second;
+    auto *ST = llvm::StructType::create(
+        Ctx, std::string(T->isVarying() ? "v_" : "") + "struct." + T->getStructDecl()->Name);
+    Structs[Key] = ST;
+    std::vector<llvm::Type *> Fields;
+    for (const FieldDecl &FD : T->getStructDecl()->Fields)
+      Fields.push_back(
+          llvmType(IRM.Types.memberType(FD.Ty, T->getVariability()), /*InMemory=*/true));
+    ST->setBody(Fields);
+    return ST;
+  }
+
+  llvm::Type *maskType() { return Lanes->varying(B.getInt1Ty()); }
+
+  //===--------------------------------------------------------------------===//
+  // Declarations
+  //===--------------------------------------------------------------------===//
+
+  void declareGlobal(ir::Global &G) {
+    llvm::Type *T = llvmType(G.Ty, true);
+    llvm::Constant *Init = nullptr;
+    if (!G.IsExtern)
+      Init = G.InitInt.empty() ? llvm::Constant::getNullValue(T) : constantInit(G, T);
+    auto Linkage = G.IsExtern   ? llvm::GlobalValue::ExternalLinkage
+                   : G.IsStatic ? llvm::GlobalValue::InternalLinkage
+                                : llvm::GlobalValue::ExternalLinkage;
+    if (G.IsShared) {
+      // One copy per block: PTX .shared on NVPTX; on the CPU a block is one
+      // task, so each worker thread (running one task at a time) has its own.
+      bool GPU = Target.isGPU();
+      auto *GV = new llvm::GlobalVariable(
+          *Mod, T, false, llvm::GlobalValue::InternalLinkage,
+          GPU ? llvm::UndefValue::get(T) : llvm::Constant::getNullValue(T), G.Name, nullptr,
+          GPU ? llvm::GlobalValue::NotThreadLocal : llvm::GlobalValue::GeneralDynamicTLSModel,
+          GPU ? 3u : 0u);
+      Globals[&G] = GV;
+      return;
+    }
+    Globals[&G] = new llvm::GlobalVariable(*Mod, T, G.Ty->isConst(), Linkage, Init, G.Name);
+  }
+
+  llvm::Constant *constantInit(ir::Global &G, llvm::Type *T) {
+    size_t Next = 0;
+    std::function<llvm::Constant *(llvm::Type *)> Build = [&](llvm::Type *Ty) -> llvm::Constant * {
+      if (auto *AT = llvm::dyn_cast<llvm::ArrayType>(Ty)) {
+        std::vector<llvm::Constant *> Elts;
+        for (uint64_t I = 0; I < AT->getNumElements(); ++I)
+          Elts.push_back(Build(AT->getElementType()));
+        return llvm::ConstantArray::get(AT, Elts);
+      }
+      if (auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Ty))
+        return llvm::ConstantVector::getSplat(VT->getElementCount(),
+                                              Build(VT->getElementType()));
+      size_t I = Next < G.InitInt.size() ? Next++ : G.InitInt.size();
+      if (Ty->isFloatingPointTy())
+        return llvm::ConstantFP::get(Ty, I < G.InitFloat.size() ? G.InitFloat[I] : 0.0);
+      if (Ty->isIntegerTy())
+        return llvm::ConstantInt::get(Ty, I < G.InitInt.size() ? G.InitInt[I] : 0, true);
+      return llvm::Constant::getNullValue(Ty);
+    };
+    return Build(T);
+  }
+
+  llvm::Function *declareFunction(ir::Function &F) {
+    std::vector<llvm::Type *> Params;
+    for (auto &P : F.Params)
+      Params.push_back(llvmType(P->Ty));
+    // A task also receives its position in the launch: taskIndex0..2, taskCount0..2.
+    if (F.flags().Task)
+      Params.insert(Params.end(), TaskIndexParams, B.getInt32Ty());
+    auto *FT = llvm::FunctionType::get(llvmType(F.Ty->getReturnType()), Params, false);
+    std::string Name = F.flags().Export ? F.Symbol + "___masked" : F.Symbol;
+    auto Linkage = (F.IsStatic || (F.Body && !F.flags().ExternC && !F.flags().Export &&
+                                   !F.flags().Task && F.Symbol != "main"))
+                       ? llvm::GlobalValue::InternalLinkage
+                       : llvm::GlobalValue::ExternalLinkage;
+    if (!F.Body)
+      Linkage = llvm::GlobalValue::ExternalLinkage;
+    auto *LF = llvm::Function::Create(FT, Linkage, Name, *Mod);
+    Functions[&F] = LF;
+    return LF;
+  }
+
+  void defineExportWrapper(ir::Function &F) {
+    // The C entry: same parameters minus the mask, all lanes on.
+    llvm::Function *Masked = Functions[&F];
+    std::vector<llvm::Type *> Params;
+    for (size_t I = 1; I < F.Params.size(); ++I) {
+      const Type *T = F.Params[I]->Ty;
+      Params.push_back(T->isBool() ? B.getInt8Ty() : llvmType(T));
+    }
+    const Type *Ret = F.Ty->getReturnType();
+    llvm::Type *RetTy = Ret->isBool() ? B.getInt8Ty() : llvmType(Ret);
+    auto *FT = llvm::FunctionType::get(RetTy, Params, false);
+    auto *C = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
+    B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", C));
+    std::vector<llvm::Value *> Args = {llvm::ConstantInt::getTrue(maskType())};
+    for (size_t I = 1; I < F.Params.size(); ++I) {
+      llvm::Value *A = C->getArg(I - 1);
+      if (F.Params[I]->Ty->isBool())
+        A = B.CreateICmpNE(A, B.getInt8(0));
+      Args.push_back(A);
+    }
+    llvm::Value *R = B.CreateCall(Masked, Args);
+    if (Ret->isVoid())
+      B.CreateRetVoid();
+    else
+      B.CreateRet(Ret->isBool() ? B.CreateZExt(R, B.getInt8Ty()) : R);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Function bodies
+  //===--------------------------------------------------------------------===//
+
+  struct LoopBlocks {
+    llvm::BasicBlock *Continue, *Exit;
+  };
+
+  void defineFunction(ir::Function &F) {
+    Fn = Functions[&F];
+    CurIR = &F;
+    Values.clear();
+    Loops.clear();
+    auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", Fn);
+    AllocaIP = Entry;
+    B.SetInsertPoint(Entry);
+    for (size_t I = 0; I < F.Params.size(); ++I) {
+      Values[F.Params[I].get()] = Fn->getArg(I);
+      Fn->getArg(I)->setName(F.Params[I]->NameHint);
+    }
+    if (F.flags().Task) {
+      static const char *Names[TaskIndexParams] = {"taskIndex0", "taskIndex1", "taskIndex2",
+                                                   "taskCount0", "taskCount1", "taskCount2"};
+      for (unsigned I = 0; I < TaskIndexParams; ++I)
+        Fn->getArg(F.Params.size() + I)->setName(Names[I]);
+    }
+    // Functions that launch tasks keep their launch group; it starts empty.
+    LaunchGroup = nullptr;
+    if (containsOp(*F.Body, OpCode::Launch)) {
+      LaunchGroup = B.CreateAlloca(B.getPtrTy(), nullptr, "__launch_group");
+      B.CreateStore(llvm::Constant::getNullValue(B.getPtrTy()), LaunchGroup);
+    }
+    region(*F.Body);
+    // Falling off the end: return void, or an undefined value as C does.
+    if (!B.GetInsertBlock()->getTerminator())
+      emitReturn(Fn->getReturnType()->isVoidTy()
+                     ? nullptr
+                     : llvm::PoisonValue::get(Fn->getReturnType()));
+    // Blocks left empty after a jump get an unreachable terminator.
+    for (llvm::BasicBlock &BB : *Fn)
+      if (!BB.getTerminator()) {
+        B.SetInsertPoint(&BB);
+        B.CreateUnreachable();
+      }
+  }
+
+  void region(ir::Region &R) {
+    for (auto &O : R.Ops) {
+      if (B.GetInsertBlock()->getTerminator()) {
+        // Code after a jump: give it a block of its own (it is unreachable).
+        B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "dead", Fn));
+      }
+      op(*O);
+    }
+  }
+
+  llvm::Value *val(ir::Value *V) {
+    auto It = Values.find(V);
+    if (It != Values.end())
+      return It->second;
+    Diags.errorNoLoc(std::string("internal error: SPMD IR value used before its definition: ") + (V->Def ? ir::opName(V->Def->Code) : "parameter " + V->NameHint));
+    return llvm::PoisonValue::get(llvmType(V->Ty));
+  }
+
+  llvm::Value *mask(ir::Op &O) {
+    return O.Mask ? val(O.Mask) : llvm::ConstantInt::getTrue(maskType());
+  }
+
+  void set(ir::Op &O, llvm::Value *V) {
+    if (O.result())
+      Values[O.result()] = V;
+  }
+
+  bool unsupported(ir::Op &O, const std::string &What) {
+    Diags.error(O.Loc, What + " is not supported by the " + Target.Name +
+                           " code generator yet");
+    if (O.result())
+      set(O, llvm::PoisonValue::get(llvmType(O.result()->Ty)));
+    return false;
+  }
+
+  llvm::Value *splat(llvm::Value *V) { return Lanes->splat(V); }
+
+
+  /// Register <-> memory representation (bools are bytes in memory).
+  llvm::Value *fromMemory(llvm::Value *V, const Type *T) {
+    if (T->isBool())
+      return B.CreateICmpNE(V, llvm::Constant::getNullValue(V->getType()));
+    return V;
+  }
+  llvm::Value *toMemory(llvm::Value *V, const Type *T) {
+    if (T->isBool())
+      return B.CreateZExt(V, llvmType(T, true));
+    return V;
+  }
+
+  llvm::Align alignOf(llvm::Type *T) { return Mod->getDataLayout().getABITypeAlign(T); }
+
+  void op(ir::Op &O) {
+    switch (O.Code) {
+    case OpCode::ConstInt: {
+      llvm::Type *T = llvmType(O.result()->Ty);
+      set(O, llvm::ConstantInt::get(T, static_cast<uint64_t>(O.Imm), true));
+      return;
+    }
+    case OpCode::ConstFloat:
+      set(O, llvm::ConstantFP::get(llvmType(O.result()->Ty), O.FImm));
+      return;
+    case OpCode::ConstNull:
+      set(O, llvm::Constant::getNullValue(llvmType(O.result()->Ty)));
+      return;
+    case OpCode::Builtin:
+      return builtin(O);
+    case OpCode::Unary:
+      return unary(O);
+    case OpCode::Binary:
+      return binary(O);
+    case OpCode::Convert:
+      return convert(O);
+    case OpCode::Broadcast:
+      set(O, splat(val(O.Operands[0])));
+      return;
+    case OpCode::Select:
+      set(O, B.CreateSelect(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
+      return;
+    case OpCode::SizeOf:
+      set(O, B.getInt64(Mod->getDataLayout().getTypeAllocSize(llvmType(O.VarType, true))));
+      return;
+    case OpCode::Var: {
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      set(O, Entry.CreateAlloca(llvmType(O.VarType, true), nullptr, O.result()->NameHint));
+      return;
+    }
+    case OpCode::GlobalAddr: {
+      llvm::GlobalVariable *GV = Globals[O.GlobalRef];
+      // Shared memory is its own address space on NVPTX: hand out generic pointers.
+      if (GV->getAddressSpace() != 0)
+        set(O, B.CreateAddrSpaceCast(GV, B.getPtrTy()));
+      else if (GV->isThreadLocal())
+        set(O, B.CreateThreadLocalAddress(GV));
+      else
+        set(O, GV);
+      return;
+    }
+    case OpCode::FuncAddr:
+      set(O, Functions[O.Callee]);
+      return;
+    case OpCode::Load:
+      return load(O);
+    case OpCode::Store:
+      return store(O);
+    case OpCode::ElementAddr:
+      return elementAddr(O);
+    case OpCode::FieldAddr: {
+      ir::Value *Base = O.Operands[0];
+      llvm::Type *ST = llvmType(Base->Ty->getPointee(), true);
+      set(O, B.CreateGEP(ST, val(Base), {B.getInt32(0), B.getInt32(O.FieldIndex)}));
+      return;
+    }
+    case OpCode::Call:
+      return call(O);
+    case OpCode::If:
+      return ifOp(O);
+    case OpCode::Loop:
+      return loop(O);
+    case OpCode::Yield:
+      return; // read by loop()
+    case OpCode::Break:
+      B.CreateBr(Loops.back().Exit);
+      return;
+    case OpCode::Continue:
+      B.CreateBr(Loops.back().Continue);
+      return;
+    case OpCode::Return:
+      emitReturn(O.Operands.empty() ? nullptr : val(O.Operands[0]));
+      return;
+    case OpCode::MaskAllOn:
+      set(O, llvm::ConstantInt::getTrue(maskType()));
+      return;
+    case OpCode::Any:
+      set(O, Lanes->any(val(O.Operands[0])));
+      return;
+    case OpCode::All:
+      set(O, Lanes->all(val(O.Operands[0])));
+      return;
+    case OpCode::LaneCount:
+    case OpCode::FirstLane: {
+      llvm::Value *Bits = Lanes->bits(val(O.Operands[0]));
+      llvm::Value *R =
+          O.Code == OpCode::LaneCount
+              ? B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits)
+              : B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Bits, B.getTrue());
+      set(O, B.CreateZExtOrTrunc(R, B.getInt32Ty()));
+      return;
+    }
+    case OpCode::LaneIsSet: {
+      llvm::Value *Bit = B.CreateLShr(Lanes->bits(val(O.Operands[0])),
+                                      B.CreateZExt(val(O.Operands[1]), B.getInt64Ty()));
+      set(O, B.CreateTrunc(Bit, B.getInt1Ty()));
+      return;
+    }
+    case OpCode::Extract:
+      set(O, Lanes->extract(val(O.Operands[0]), val(O.Operands[1])));
+      return;
+    case OpCode::Insert:
+      set(O, Lanes->insert(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
+      return;
+    case OpCode::Print:
+      if (Target.isGPU())
+        return (void)unsupported(O, "'print'");
+      return print(O);
+    case OpCode::Assert:
+      if (Target.isGPU())
+        return (void)unsupported(O, "'assert'");
+      return assertOp(O);
+    case OpCode::Launch:
+      if (Target.isGPU())
+        return Diags.error(O.Loc, "'launch' is not available on NVPTX: launch the task's kernel "
+                                  "from the host (spmdc uses no dynamic parallelism)");
+      return launch(O);
+    case OpCode::Sync:
+      emitSync();
+      return;
+    case OpCode::Crev:
+    case OpCode::Foreach:
+    case OpCode::ForeachActive:
+    case OpCode::ForeachUnique:
+    case OpCode::Everywhere:
+    case OpCode::Unmasked:
+      Diags.error(O.Loc, std::string("internal error: '") + ir::opName(O.Code) +
+                             "' reached the back end before the divergence transform");
+      return;
+    }
+  }
+
+  void builtin(ir::Op &O) {
+    switch (O.BuiltinId) {
+    case BuiltinVar::ProgramIndex:
+      set(O, Lanes->laneIndex());
+      return;
+    case BuiltinVar::ProgramCount:
+      set(O, B.getInt32(W));
+      return;
+    // On the CPU a block is one gang (SPEC 2.3). Outside a launched task
+    // there is one task: index 0 of 1.
+    case BuiltinVar::GangIndex:
+    case BuiltinVar::GangCount:
+      set(O, gangBuiltin(O.BuiltinId));
+      return;
+    case BuiltinVar::TaskIndex0:
+    case BuiltinVar::TaskIndex1:
+    case BuiltinVar::TaskIndex2:
+    case BuiltinVar::TaskCount0:
+    case BuiltinVar::TaskCount1:
+    case BuiltinVar::TaskCount2:
+    case BuiltinVar::TaskIndex:
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::BlockIndex:
+    case BuiltinVar::BlockCount:
+      set(O, taskBuiltin(O.BuiltinId));
+      return;
+    case BuiltinVar::None:
+      break;
+    }
+    unsupported(O, "this built-in");
+  }
+
+  llvm::Value *sreg(llvm::Intrinsic::ID Id) { return B.CreateIntrinsic(Id, llvm::ArrayRef<llvm::Type *>{}, llvm::ArrayRef<llvm::Value *>{}); }
+
+  /// gangIndex/gangCount: on NVPTX the warp within its block; on the CPU a
+  /// block is one gang (SPEC 2.3).
+  llvm::Value *gangBuiltin(BuiltinVar Which) {
+    if (!Target.isGPU())
+      return B.getInt32(Which == BuiltinVar::GangIndex ? 0 : 1);
+    llvm::Value *V = sreg(Which == BuiltinVar::GangIndex
+                              ? llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x
+                              : llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+    return B.CreateUDiv(V, B.getInt32(32));
+  }
+
+  /// On NVPTX a task is a warp: taskIndex is the global warp index over the
+  /// x dimension of the grid, taskCount the number of warps; blockIndex and
+  /// blockCount are the CTA's. taskIndex1/2 are the grid's y/z block indices.
+  llvm::Value *gpuTaskBuiltin(BuiltinVar Which) {
+    using namespace llvm::Intrinsic;
+    switch (Which) {
+    case BuiltinVar::BlockIndex:
+      return sreg(nvvm_read_ptx_sreg_ctaid_x);
+    case BuiltinVar::BlockCount:
+      return sreg(nvvm_read_ptx_sreg_nctaid_x);
+    case BuiltinVar::TaskIndex1:
+      return sreg(nvvm_read_ptx_sreg_ctaid_y);
+    case BuiltinVar::TaskIndex2:
+      return sreg(nvvm_read_ptx_sreg_ctaid_z);
+    case BuiltinVar::TaskCount1:
+      return sreg(nvvm_read_ptx_sreg_nctaid_y);
+    case BuiltinVar::TaskCount2:
+      return sreg(nvvm_read_ptx_sreg_nctaid_z);
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::TaskCount0:
+      return B.CreateUDiv(B.CreateMul(sreg(nvvm_read_ptx_sreg_nctaid_x),
+                                      sreg(nvvm_read_ptx_sreg_ntid_x)),
+                          B.getInt32(32));
+    default: // taskIndex, taskIndex0
+      return B.CreateUDiv(B.CreateAdd(B.CreateMul(sreg(nvvm_read_ptx_sreg_ctaid_x),
+                                                  sreg(nvvm_read_ptx_sreg_ntid_x)),
+                                      sreg(nvvm_read_ptx_sreg_tid_x)),
+                          B.getInt32(32));
+    }
+  }
+
+  /// An export or task function on NVPTX: a `.entry` kernel with the
+  /// function's uniform parameters that runs the body with every lane on.
+  void defineKernel(ir::Function &F) {
+    if (!F.Ty->getReturnType()->isVoid()) {
+      // Still callable from SPMD code, just not from the host.
+      Diags.warning(F.Loc, "export function '" + F.Name +
+                               "' returns a value, so it is no kernel on NVPTX (kernels "
+                               "return void: write results through a pointer)");
+      return;
+    }
+    llvm::Function *Body = Functions[&F];
+    std::vector<llvm::Type *> Params;
+    for (size_t I = 1; I < F.Params.size(); ++I)
+      Params.push_back(llvmType(F.Params[I]->Ty));
+    auto *K = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
+                                     llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
+    K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    // The body must not clash with the kernel's name.
+    Body->setName(F.Symbol + "___body");
+    Body->setLinkage(llvm::GlobalValue::InternalLinkage);
+    B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", K));
+    std::vector<llvm::Value *> Args = {B.getTrue()};
+    for (size_t I = 1; I < F.Params.size(); ++I) {
+      K->getArg(I - 1)->setName(F.Params[I]->NameHint);
+      Args.push_back(K->getArg(I - 1));
+    }
+    if (F.flags().Task) // the task's own index parameters are unused on NVPTX
+      Args.insert(Args.end(), TaskIndexParams, B.getInt32(0));
+    B.CreateCall(Body, Args);
+    B.CreateRetVoid();
+  }
+
+  static constexpr unsigned TaskIndexParams = 6;
+
+  static bool containsOp(ir::Region &R, OpCode Code) {
+    for (auto &O : R.Ops) {
+      if (O->Code == Code)
+        return true;
+      for (auto &Sub : O->Regions)
+        if (containsOp(*Sub, Code))
+          return true;
+    }
+    return false;
+  }
+
+  /// taskIndex/taskCount and their per-dimension forms. Outside a task there
+  /// is one task (index 0 of 1). On the CPU a block is one task (SPEC 2.3).
+  llvm::Value *taskBuiltin(BuiltinVar Which) {
+    if (Target.isGPU())
+      return gpuTaskBuiltin(Which);
+    if (!CurIR->flags().Task) {
+      bool IsCount = Which == BuiltinVar::TaskCount || Which == BuiltinVar::TaskCount0 ||
+                     Which == BuiltinVar::TaskCount1 || Which == BuiltinVar::TaskCount2 ||
+                     Which == BuiltinVar::BlockCount;
+      return B.getInt32(IsCount ? 1 : 0);
+    }
+    unsigned First = CurIR->Params.size();
+    auto Arg = [&](unsigned I) { return Fn->getArg(First + I); };
+    switch (Which) {
+    case BuiltinVar::TaskIndex0:
+      return Arg(0);
+    case BuiltinVar::TaskIndex1:
+      return Arg(1);
+    case BuiltinVar::TaskIndex2:
+      return Arg(2);
+    case BuiltinVar::TaskCount0:
+      return Arg(3);
+    case BuiltinVar::TaskCount1:
+      return Arg(4);
+    case BuiltinVar::TaskCount2:
+      return Arg(5);
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::BlockCount:
+      return B.CreateMul(B.CreateMul(Arg(3), Arg(4)), Arg(5));
+    default: // taskIndex, blockIndex: i0 + c0 * (i1 + c1 * i2)
+      return B.CreateAdd(Arg(0), B.CreateMul(Arg(3), B.CreateAdd(Arg(1), B.CreateMul(Arg(4), Arg(2)))));
+    }
+  }
+
+  llvm::FunctionCallee runtimeFn(const char *Name, llvm::Type *Ret, std::vector<llvm::Type *> Params) {
+    return Mod->getOrInsertFunction(Name, llvm::FunctionType::get(Ret, Params, false));
+  }
+
+  /// A function that launched tasks waits for them before it returns (as ISPC).
+  void emitSync() {
+    if (!LaunchGroup)
+      return;
+    llvm::Value *G = B.CreateLoad(B.getPtrTy(), LaunchGroup);
+    B.CreateCall(runtimeFn("spmdc_task_sync", B.getVoidTy(), {B.getPtrTy()}), {G});
+    B.CreateStore(llvm::Constant::getNullValue(B.getPtrTy()), LaunchGroup);
+  }
+
+  void emitReturn(llvm::Value *V) {
+    emitSync();
+    if (V)
+      B.CreateRet(V);
+    else
+      B.CreateRetVoid();
+  }
+
+  /// The runtime calls `fn(data, i0, i1, i2, c0, c1, c2)`; this entry unpacks
+  /// the argument block and calls the task with every lane on.
+  llvm::Function *taskEntry(ir::Function &Task, llvm::StructType *ArgsTy) {
+    auto It = TaskEntries.find(&Task);
+    if (It != TaskEntries.end())
+      return It->second;
+    std::vector<llvm::Type *> Params = {B.getPtrTy()};
+    Params.insert(Params.end(), TaskIndexParams, B.getInt32Ty());
+    auto *E = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
+                                     llvm::GlobalValue::InternalLinkage,
+                                     Task.Symbol + "___task_entry", *Mod);
+    TaskEntries[&Task] = E;
+    llvm::IRBuilder<> EB(llvm::BasicBlock::Create(Ctx, "entry", E));
+    std::vector<llvm::Value *> Args = {llvm::ConstantInt::getTrue(maskType())};
+    for (unsigned I = 1; I < Task.Params.size(); ++I)
+      Args.push_back(EB.CreateLoad(ArgsTy->getElementType(I - 1),
+                                   EB.CreateStructGEP(ArgsTy, E->getArg(0), I - 1)));
+    for (unsigned I = 0; I < TaskIndexParams; ++I)
+      Args.push_back(E->getArg(1 + I));
+    EB.CreateCall(Functions[&Task], Args);
+    EB.CreateRetVoid();
+    return E;
+  }
+
+  void launch(ir::Op &O) {
+    ir::Function &Task = *O.Callee;
+    std::vector<llvm::Type *> Fields;
+    for (unsigned I = 1; I < Task.Params.size(); ++I)
+      Fields.push_back(llvmType(Task.Params[I]->Ty));
+    llvm::StructType *ArgsTy = llvm::StructType::get(Ctx, Fields);
+    const llvm::DataLayout &DL = Mod->getDataLayout();
+    llvm::Value *Data = B.CreateCall(
+        runtimeFn("spmdc_task_alloc", B.getPtrTy(), {B.getPtrTy(), B.getInt64Ty(), B.getInt32Ty()}),
+        {LaunchGroup, B.getInt64(DL.getTypeAllocSize(ArgsTy)),
+         B.getInt32(DL.getABITypeAlign(ArgsTy).value())});
+    for (unsigned I = 0; I < O.Operands.size() && I < Fields.size(); ++I)
+      B.CreateStore(val(O.Operands[I]), B.CreateStructGEP(ArgsTy, Data, I));
+    llvm::Value *Counts[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
+    for (unsigned I = 0; I < O.LaunchCounts.size() && I < 3; ++I)
+      Counts[I] = val(O.LaunchCounts[I]);
+    B.CreateCall(runtimeFn("spmdc_task_launch", B.getVoidTy(),
+                           {B.getPtrTy(), B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(),
+                            B.getInt32Ty(), B.getInt32Ty()}),
+                 {LaunchGroup, taskEntry(Task, ArgsTy), Data, Counts[0], Counts[1], Counts[2]});
+  }
+
+  /// `print`: spmdc_print(format, types, width, mask, args) from the runtime.
+  void print(ir::Op &O) {
+    std::string Types;
+    std::vector<llvm::Value *> Slots;
+    llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+    for (ir::Value *V : O.Operands) {
+      const Type *T = V->Ty;
+      llvm::Value *X = val(V);
+      char C;
+      if (T->isBool()) {
+        C = 'b';
+        X = B.CreateZExt(X, T->isVarying() ? llvmType(T, true) : B.getInt8Ty());
+      } else if (T->isFloatingPoint()) {
+        C = T->getKind() == Type::Double ? 'd' : 'f';
+        if (T->getKind() == Type::Float16)
+          X = B.CreateFPExt(X, T->isVarying() ? llvm::FixedVectorType::get(B.getFloatTy(), W)
+                                              : B.getFloatTy());
+      } else if (T->isPointer()) {
+        C = 'p';
+      } else if (T->getBitWidth() == 64) {
+        C = T->isUnsignedInteger() ? 'v' : 'l';
+      } else {
+        C = T->isUnsignedInteger() ? 'u' : 'i';
+        llvm::Type *I32 = T->isVarying() ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(
+                                               B.getInt32Ty(), W))
+                                         : B.getInt32Ty();
+        X = B.CreateIntCast(X, I32, !T->isUnsignedInteger());
+      }
+      if (T->isVarying())
+        C = static_cast<char>(std::toupper(C));
+      Types += C;
+      llvm::Value *Slot = Entry.CreateAlloca(X->getType());
+      B.CreateStore(X, Slot);
+      Slots.push_back(Slot);
+    }
+    llvm::Value *Args = Entry.CreateAlloca(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1));
+    for (size_t I = 0; I < Slots.size(); ++I)
+      B.CreateStore(Slots[I], B.CreateConstGEP2_32(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1), Args, 0, I));
+    llvm::Value *Bits = Lanes->bits(mask(O));
+    B.CreateCall(runtimeFn("spmdc_print", B.getVoidTy(),
+                           {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getPtrTy()}),
+                 {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
+  }
+
+  /// `assert(c)`: if some active lane fails, report it through the runtime.
+  void assertOp(ir::Op &O) {
+    llvm::Value *C = val(O.Operands[0]);
+    if (!C->getType()->isVectorTy())
+      C = splat(C);
+    llvm::Value *Failing = B.CreateAnd(mask(O), B.CreateNot(C));
+    llvm::Value *Bits = Lanes->bits(Failing);
+    auto *Fail = llvm::BasicBlock::Create(Ctx, "assert.fail", Fn);
+    auto *Cont = llvm::BasicBlock::Create(Ctx, "assert.ok", Fn);
+    B.CreateCondBr(B.CreateICmpNE(Bits, B.getInt64(0)), Fail, Cont);
+    B.SetInsertPoint(Fail);
+    std::string File = O.Loc.File ? *O.Loc.File : "<unknown>";
+    B.CreateCall(runtimeFn("spmdc_assert_fail", B.getVoidTy(),
+                           {B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
+                 {B.CreateGlobalString(File), B.getInt32(O.Loc.Line), B.CreateGlobalString(O.Text),
+                  Bits});
+    B.CreateBr(Cont);
+    B.SetInsertPoint(Cont);
+  }
+
+  void unary(ir::Op &O) {
+    llvm::Value *V = val(O.Operands[0]);
+    const Type *T = O.Operands[0]->Ty;
+    switch (O.UnOp) {
+    case UnaryOp::Minus:
+      set(O, T->isFloatingPoint() ? B.CreateFNeg(V) : B.CreateNeg(V));
+      return;
+    case UnaryOp::Not:
+    case UnaryOp::BitNot:
+      set(O, B.CreateNot(V));
+      return;
+    default:
+      unsupported(O, "this unary operator");
+    }
+  }
+
+  void binary(ir::Op &O) {
+    llvm::Value *L = val(O.Operands[0]), *R = val(O.Operands[1]);
+    const Type *T = O.Operands[0]->Ty;
+    bool Float = T->isFloatingPoint();
+    bool Signed = T->isSignedInteger() || T->isEnum();
+    using P = llvm::CmpInst::Predicate;
+    auto Cmp = [&](P FP, P SP, P UP) {
+      if (Float)
+        return B.CreateFCmp(FP, L, R);
+      return B.CreateICmp(Signed ? SP : UP, L, R);
+    };
+    // Integer division traps on x86 for a zero divisor, also in lanes that are
+    // off: give inactive garbage lanes a divisor of one.
+    auto SafeDivisor = [&]() -> llvm::Value * {
+      if (!R->getType()->isVectorTy())
+        return R;
+      llvm::Value *Zero = B.CreateICmpEQ(R, llvm::Constant::getNullValue(R->getType()));
+      return B.CreateSelect(Zero, llvm::ConstantInt::get(R->getType(), 1), R);
+    };
+    llvm::Value *Res = nullptr;
+    switch (O.BinOp) {
+    case BinaryOp::Add:
+      Res = Float ? B.CreateFAdd(L, R) : B.CreateAdd(L, R);
+      break;
+    case BinaryOp::Sub:
+      Res = Float ? B.CreateFSub(L, R) : B.CreateSub(L, R);
+      break;
+    case BinaryOp::Mul:
+      Res = Float ? B.CreateFMul(L, R) : B.CreateMul(L, R);
+      break;
+    case BinaryOp::Div:
+      Res = Float    ? B.CreateFDiv(L, R)
+            : Signed ? B.CreateSDiv(L, SafeDivisor())
+                     : B.CreateUDiv(L, SafeDivisor());
+      break;
+    case BinaryOp::Rem:
+      Res = Float    ? B.CreateFRem(L, R)
+            : Signed ? B.CreateSRem(L, SafeDivisor())
+                     : B.CreateURem(L, SafeDivisor());
+      break;
+    case BinaryOp::Shl:
+      Res = B.CreateShl(L, R);
+      break;
+    case BinaryOp::Shr:
+      Res = Signed ? B.CreateAShr(L, R) : B.CreateLShr(L, R);
+      break;
+    case BinaryOp::BitAnd:
+    case BinaryOp::LogicalAnd:
+      Res = B.CreateAnd(L, R);
+      break;
+    case BinaryOp::BitOr:
+    case BinaryOp::LogicalOr:
+      Res = B.CreateOr(L, R);
+      break;
+    case BinaryOp::BitXor:
+      Res = B.CreateXor(L, R);
+      break;
+    case BinaryOp::LT:
+      Res = Cmp(P::FCMP_OLT, P::ICMP_SLT, P::ICMP_ULT);
+      break;
+    case BinaryOp::GT:
+      Res = Cmp(P::FCMP_OGT, P::ICMP_SGT, P::ICMP_UGT);
+      break;
+    case BinaryOp::LE:
+      Res = Cmp(P::FCMP_OLE, P::ICMP_SLE, P::ICMP_ULE);
+      break;
+    case BinaryOp::GE:
+      Res = Cmp(P::FCMP_OGE, P::ICMP_SGE, P::ICMP_UGE);
+      break;
+    case BinaryOp::EQ:
+      Res = Cmp(P::FCMP_OEQ, P::ICMP_EQ, P::ICMP_EQ);
+      break;
+    case BinaryOp::NE:
+      Res = Cmp(P::FCMP_UNE, P::ICMP_NE, P::ICMP_NE);
+      break;
+    case BinaryOp::Comma:
+      Res = R;
+      break;
+    }
+    set(O, Res);
+  }
+
+  void convert(ir::Op &O) {
+    llvm::Value *V = val(O.Operands[0]);
+    const Type *From = O.Operands[0]->Ty, *To = O.result()->Ty;
+    llvm::Type *DstTy = llvmType(To);
+    bool SrcSigned = From->isSignedInteger() || From->isEnum();
+    bool DstSigned = To->isSignedInteger() || To->isEnum();
+    switch (O.Cast) {
+    case CastKind::ToBool:
+      if (From->isFloatingPoint())
+        set(O, B.CreateFCmpUNE(V, llvm::Constant::getNullValue(V->getType())));
+      else
+        set(O, B.CreateICmpNE(V, llvm::Constant::getNullValue(V->getType())));
+      return;
+    case CastKind::IntegralCast:
+    case CastKind::BoolToIntegral:
+      set(O, B.CreateIntCast(V, DstTy, SrcSigned && !From->isBool()));
+      return;
+    case CastKind::IntegralToFloating:
+    case CastKind::BoolToFloating:
+      set(O, SrcSigned && !From->isBool() ? B.CreateSIToFP(V, DstTy) : B.CreateUIToFP(V, DstTy));
+      return;
+    case CastKind::FloatingToIntegral:
+      set(O, DstSigned ? B.CreateFPToSI(V, DstTy) : B.CreateFPToUI(V, DstTy));
+      return;
+    case CastKind::FloatingCast:
+      set(O, B.CreateFPCast(V, DstTy));
+      return;
+    case CastKind::PointerToIntegral:
+      set(O, B.CreatePtrToInt(V, DstTy));
+      return;
+    case CastKind::IntegralToPointer:
+      set(O, B.CreateIntToPtr(V, DstTy));
+      return;
+    case CastKind::NoOp:
+    case CastKind::LValueToRValue:
+    case CastKind::ArrayToPointer:
+    case CastKind::NullToPointer:
+    case CastKind::PointerCast:
+      set(O, V->getType() == DstTy ? V : B.CreateBitOrPointerCast(V, DstTy));
+      return;
+    case CastKind::UniformToVarying:
+      set(O, splat(V));
+      return;
+    }
+  }
+
+  void load(ir::Op &O) {
+    ir::Value *Addr = O.Operands[0];
+    const Type *T = O.result()->Ty;
+    if (!Addr->Ty->isVarying()) {
+      llvm::Type *MT = llvmType(T, true);
+      set(O, fromMemory(B.CreateAlignedLoad(MT, val(Addr), alignOf(MT)), T));
+      return;
+    }
+    // Gather: one pointer per lane, only the active lanes read.
+    const Type *Elt = Addr->Ty->getPointee();
+    if (!Elt->isScalar())
+      return (void)unsupported(O, "loading a '" + Elt->toString() + "' through a varying pointer");
+    llvm::Type *MT = llvmType(T, true);
+    llvm::Value *G = Lanes->gather(MT, val(Addr), alignOf(llvmType(Elt, true)), mask(O));
+    set(O, fromMemory(G, T));
+  }
+
+  void store(ir::Op &O) {
+    ir::Value *Addr = O.Operands[0], *V = O.Operands[1];
+    const Type *T = V->Ty;
+    llvm::Value *Ptr = val(Addr), *Data = toMemory(val(V), T);
+    if (!Addr->Ty->isVarying()) {
+      llvm::Type *MT = Data->getType();
+      if (!T->isVarying() || !O.Mask || T->isStruct() || T->isArray()) {
+        B.CreateAlignedStore(Data, Ptr, alignOf(MT));
+        return;
+      }
+      // A varying value into one place: only the active lanes change.
+      if (Addr->Def && Addr->Def->Code == OpCode::Var) {
+        llvm::Value *Old = B.CreateAlignedLoad(MT, Ptr, alignOf(MT));
+        B.CreateAlignedStore(B.CreateSelect(mask(O), Data, Old), Ptr, alignOf(MT));
+      } else {
+        Lanes->maskedStore(Data, Ptr, alignOf(MT), mask(O));
+      }
+      return;
+    }
+    // Scatter: each active lane writes its own address.
+    const Type *Elt = Addr->Ty->getPointee();
+    if (!Elt->isScalar())
+      return (void)unsupported(O, "storing a '" + Elt->toString() + "' through a varying pointer");
+    Lanes->scatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
+  }
+
+  void elementAddr(ir::Op &O) {
+    ir::Value *Base = O.Operands[0], *Index = O.Operands[1];
+    llvm::Value *Idx = val(Index);
+    bool IdxSigned = !Index->Ty->isUnsignedInteger();
+    llvm::Type *I64 = Idx->getType()->isVectorTy()
+                          ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(B.getInt64Ty(), W))
+                          : B.getInt64Ty();
+    Idx = B.CreateIntCast(Idx, I64, IdxSigned);
+    llvm::Value *Ptr = val(Base);
+    // A uniform base with a varying index gives one pointer per lane.
+    if (Idx->getType()->isVectorTy() && !Ptr->getType()->isVectorTy())
+      Ptr = splat(Ptr);
+    llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
+    llvm::Value *Addr = B.CreateGEP(EltTy, Ptr, Idx);
+    // Into varying data by lane: lane l's element sits at offset l in the
+    // vector its index picked.
+    // (On NVPTX each thread holds only its own lane: no offset.)
+    if (EltTy->isVectorTy() && !O.result()->Ty->getPointee()->isVarying())
+      Addr = B.CreateGEP(EltTy->getScalarType(), Addr, Lanes->laneIndex64());
+    set(O, Addr);
+  }
+
+  void call(ir::Op &O) {
+    ir::Function *Callee = O.Callee;
+    if (Callee && Callee->IsStdlib && !Callee->Body)
+      return stdlibCall(O);
+    std::vector<llvm::Value *> Args;
+    llvm::FunctionCallee FC;
+    size_t First = 0;
+    if (Callee) {
+      llvm::Function *LF = Functions[Callee];
+      FC = LF;
+      if (Callee->HasMaskParam)
+        Args.push_back(mask(O));
+    } else {
+      // Through a function pointer: every SPMD function takes its mask first.
+      std::vector<llvm::Type *> Params = {maskType()};
+      const Type *FnTy = O.Operands[0]->Ty->getPointee();
+      for (const Type *P : FnTy->getParamTypes())
+        Params.push_back(llvmType(P));
+      FC = llvm::FunctionCallee(
+          llvm::FunctionType::get(llvmType(FnTy->getReturnType()), Params, false),
+          val(O.Operands[0]));
+      Args.push_back(mask(O));
+      First = 1;
+    }
+    for (size_t I = First; I < O.Operands.size(); ++I)
+      Args.push_back(val(O.Operands[I]));
+    set(O, B.CreateCall(FC, Args));
+  }
+
+  /// A standard library prototype: a target hook (backend/StdlibHooks.cpp).
+  void stdlibCall(ir::Op &O) {
+    HookCall Call;
+    Call.Name = O.Callee->Name;
+    for (ir::Value *V : O.Operands) {
+      Call.Args.push_back(val(V));
+      Call.ArgTypes.push_back(V->Ty);
+    }
+    if (O.result()) {
+      Call.ResultType = O.result()->Ty;
+      Call.ResultLLVM = llvmType(O.result()->Ty);
+    }
+    Call.Mask = mask(O);
+    llvm::Value *R = nullptr;
+    if (!emitStdlibHook(Call, B, *Lanes, Target.isGPU(), R)) {
+      unsupported(O, "the standard library function '" + Call.Name + "' with these arguments");
+      return;
+    }
+    set(O, R);
+  }
+
+  void ifOp(ir::Op &O) {
+    llvm::Value *C = val(O.Operands[0]);
+    auto *Then = llvm::BasicBlock::Create(Ctx, "if.then", Fn);
+    auto *Else = llvm::BasicBlock::Create(Ctx, "if.else", Fn);
+    auto *End = llvm::BasicBlock::Create(Ctx, "if.end", Fn);
+    B.CreateCondBr(C, Then, Else);
+    B.SetInsertPoint(Then);
+    region(*O.Regions[0]);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(End);
+    B.SetInsertPoint(Else);
+    if (O.Regions.size() > 1)
+      region(*O.Regions[1]);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(End);
+    B.SetInsertPoint(End);
+  }
+
+  void loop(ir::Op &O) {
+    auto *Cond = llvm::BasicBlock::Create(Ctx, "loop.cond", Fn);
+    auto *Body = llvm::BasicBlock::Create(Ctx, "loop.body", Fn);
+    auto *Step = llvm::BasicBlock::Create(Ctx, "loop.step", Fn);
+    auto *Exit = llvm::BasicBlock::Create(Ctx, "loop.exit", Fn);
+    B.CreateBr(O.DoWhile ? Body : Cond);
+    B.SetInsertPoint(Cond);
+    region(*O.Regions[0]);
+    ir::Op *Yield = O.Regions[0]->Ops.back().get();
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateCondBr(val(Yield->Operands[0]), Body, Exit);
+    B.SetInsertPoint(Body);
+    Loops.push_back({Step, Exit});
+    region(*O.Regions[1]);
+    Loops.pop_back();
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(Step);
+    B.SetInsertPoint(Step);
+    region(*O.Regions[2]);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(Cond);
+    B.SetInsertPoint(Exit);
+  }
+
+  ir::Module &IRM;
+  const TargetInfo &Target;
+  llvm::LLVMContext &Ctx;
+  DiagnosticEngine &Diags;
+  unsigned W;
+  std::unique_ptr<llvm::Module> Mod;
+  llvm::IRBuilder<> B;
+  std::unique_ptr<LaneOps> Lanes;
+  llvm::Function *Fn = nullptr;
+  ir::Function *CurIR = nullptr;
+  llvm::BasicBlock *AllocaIP = nullptr;
+  llvm::Value *LaunchGroup = nullptr; ///< the current function's launch group slot
+  std::map<ir::Function *, llvm::Function *> TaskEntries;
+  llvm::DenseMap<ir::Value *, llvm::Value *> Values;
+  std::vector<LoopBlocks> Loops;
+  std::map<ir::Function *, llvm::Function *> Functions;
+  std::map<ir::Global *, llvm::GlobalVariable *> Globals;
+  std::map<std::pair<StructDecl *, Variability>, llvm::StructType *> Structs;
+};
+
+} // namespace
+
+std::unique_ptr<llvm::Module> emitLLVM(ir::Module &M, const TargetInfo &Target,
+                                       llvm::TargetMachine &TM, llvm::LLVMContext &Ctx,
+                                       DiagnosticEngine &Diags) {
+  return Emitter(M, Target, TM, Ctx, Diags).run();
+}
+
+} // namespace spmdc

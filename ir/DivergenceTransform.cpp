@@ -1,0 +1,568 @@
+// The context-stack divergence transform: varying control flow -> explicit masks.
+//
+// The transform walks each function's regions with a stack of contexts. Each
+// context owns a `var` slot holding the mask its code runs under; pushing a
+// context installs a new mask (narrowed by a varying condition, or all-on for
+// `everywhere`/`crev`), popping it restores the enclosing slot, which was never
+// written by the nested code except to remove lanes that left through
+// break/continue/return. Straight-line ops are moved into the new regions;
+// control ops are rebuilt. See docs/design-spmd-ir.md.
+#include "ir/DivergenceTransform.h"
+
+#include "ir/IR.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace spmdc::ir {
+
+namespace {
+
+/// True if the op's effect depends on which lanes are active.
+bool needsMask(const Op &O) {
+  switch (O.Code) {
+  case OpCode::Store:
+  case OpCode::Call:
+  case OpCode::Print:
+  case OpCode::Assert:
+  case OpCode::Launch:
+    return true;
+  case OpCode::Load:
+    // A gather through per-lane pointers must not touch inactive lanes' addresses.
+    return O.Operands[0]->Ty->isVarying();
+  default:
+    return false;
+  }
+}
+
+enum class JumpKind { Break, Continue, Return };
+
+/// Does `R` contain a break/continue for the enclosing loop (not one of a
+/// nested loop) or a return, under varying control flow?
+bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
+  for (const auto &O : R.Ops) {
+    switch (O->Code) {
+    case OpCode::Break:
+    case OpCode::Continue:
+      if (UnderVarying && !LookForReturn)
+        return true;
+      break;
+    case OpCode::Return:
+      if (UnderVarying && LookForReturn)
+        return true;
+      break;
+    case OpCode::If: {
+      bool V = UnderVarying || O->Operands[0]->isVarying();
+      for (const auto &Sub : O->Regions)
+        if (hasVaryingJump(*Sub, V, LookForReturn))
+          return true;
+      break;
+    }
+    case OpCode::Loop: {
+      if (!LookForReturn)
+        break; // its breaks are its own
+      const Op *Y = O->Regions[0]->Ops.empty() ? nullptr : O->Regions[0]->Ops.back().get();
+      bool V = UnderVarying || (Y && Y->Operands[0]->isVarying()) ||
+               hasVaryingJump(*O->Regions[1], false, false);
+      for (const auto &Sub : O->Regions)
+        if (hasVaryingJump(*Sub, V, true))
+          return true;
+      break;
+    }
+    case OpCode::Foreach:
+    case OpCode::ForeachActive:
+    case OpCode::ForeachUnique:
+      if (LookForReturn && hasVaryingJump(*O->Regions[0], true, true))
+        return true;
+      break;
+    case OpCode::Everywhere:
+    case OpCode::Unmasked:
+      if (hasVaryingJump(*O->Regions[0], false, LookForReturn))
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
+struct Context {
+  enum Kind {
+    Function,        ///< the function's own mask (entry & ~returned)
+    Branch,          ///< a varying if arm, a foreach_active/unique lane set
+    AllOn,           ///< everywhere, unmasked
+    UniformLoopBody, ///< break/continue here are real jumps
+    VaryingLoopBody, ///< break/continue clear lanes; the loop's slot is just below
+    LoopMask,        ///< the lanes still running a varying loop
+    ForeachBody,     ///< continue clears lanes for the rest of the chunk
+  };
+  Kind K;
+  Value *MaskSlot; ///< var slot holding this context's mask
+};
+
+class FunctionTransform {
+public:
+  FunctionTransform(Module &M, Function &F, unsigned GangWidth)
+      : M(M), F(F), W(GangWidth), B(M) {}
+
+  void run() {
+    Types = &M.Types;
+    Bool = Types->getAtomic(Type::Bool, Variability::Uniform);
+    VBool = Types->getAtomic(Type::Bool, Variability::Varying);
+    I32 = Types->getAtomic(Type::Int32, Variability::Uniform);
+    VI32 = Types->getAtomic(Type::Int32, Variability::Varying);
+
+    std::unique_ptr<Region> Old = std::move(F.Body);
+    F.Body = std::make_unique<Region>();
+    B.setInsertRegion(F.Body.get());
+
+    // Every function but extern "C" ones receives its caller's mask.
+    Value *Entry;
+    if (!F.flags().ExternC) {
+      auto MaskParam = std::make_unique<Value>(VBool, nullptr);
+      MaskParam->NameHint = "__mask";
+      Entry = MaskParam.get();
+      F.Params.insert(F.Params.begin(), std::move(MaskParam));
+      F.HasMaskParam = true;
+      if (F.flags().Unmasked)
+        Entry = allOn();
+    } else {
+      Entry = allOn();
+    }
+    FuncSlot = B.var(VBool, "__func_mask");
+    B.store(FuncSlot, Entry);
+    const Type *Ret = F.Ty->getReturnType();
+    VaryingReturns = hasVaryingJump(*Old, false, true);
+    if (VaryingReturns && !Ret->isVoid())
+      RetSlot = B.var(Ret, "__ret");
+    Stack.push_back({Context::Function, FuncSlot});
+    region(*Old);
+    if (VaryingReturns)
+      emitReturnFromSlot();
+  }
+
+private:
+  // Masks.
+  Value *allOn() { return B.create(OpCode::MaskAllOn, VBool)->result(); }
+  Value *mask() { return B.load(Stack.back().MaskSlot); }
+  Value *any(Value *M) { return B.create(OpCode::Any, Bool, {M})->result(); }
+  Value *bin(BinaryOp Kind, Value *L, Value *R, const Type *T) {
+    Op *O = B.create(OpCode::Binary, T, {L, R});
+    O->BinOp = Kind;
+    return O->result();
+  }
+  Value *notV(Value *V) {
+    Op *O = B.create(OpCode::Unary, V->Ty, {V});
+    O->UnOp = UnaryOp::Not;
+    return O->result();
+  }
+  Value *andMask(Value *A, Value *Bm) { return bin(BinaryOp::BitAnd, A, Bm, VBool); }
+  Value *andNotMask(Value *A, Value *Bm) { return andMask(A, notV(Bm)); }
+  Value *broadcast(Value *U, const Type *VT) {
+    return B.create(OpCode::Broadcast, VT, {U})->result();
+  }
+  Value *programIndex() {
+    Op *O = B.create(OpCode::Builtin, VI32);
+    O->BuiltinId = BuiltinVar::ProgramIndex;
+    return O->result();
+  }
+  /// The lanes whose programIndex is `Lane` (a uniform int32).
+  Value *laneMask(Value *Lane) {
+    return bin(BinaryOp::EQ, programIndex(), broadcast(Lane, VI32), VBool);
+  }
+  Value *freshSlot(Value *Init, const char *Name) {
+    Value *S = B.var(VBool, Name);
+    B.store(S, Init);
+    return S;
+  }
+
+  /// Emits `if (Cond) { ... }` with the builder inside the then-region; returns
+  /// the region to restore afterwards.
+  Region *openIf(Value *Cond) {
+    Op *If = B.create(OpCode::If, nullptr, {Cond});
+    Region *Saved = B.insertRegion();
+    B.setInsertRegion(B.addRegion(If));
+    B.addRegion(If); // empty else
+    return Saved;
+  }
+  /// `loop { body }` with `yield true`; the builder is left in the body.
+  Region *openLoop() {
+    Op *L = B.create(OpCode::Loop, nullptr);
+    Region *Saved = B.insertRegion();
+    B.setInsertRegion(B.addRegion(L));
+    B.create(OpCode::Yield, nullptr, {B.constBool(true)});
+    Region *Body = B.addRegion(L);
+    B.addRegion(L); // empty step
+    B.setInsertRegion(Body);
+    return Saved;
+  }
+  void breakUnless(Value *Cond) {
+    Region *Saved = openIf(notV(Cond));
+    B.create(OpCode::Break, nullptr);
+    B.setInsertRegion(Saved);
+  }
+
+  Value *remap(Value *V) {
+    auto It = Replaced.find(V);
+    return It == Replaced.end() ? V : It->second;
+  }
+
+  // Regions and ops.
+  void region(Region &R) {
+    std::vector<std::unique_ptr<Op>> Ops = std::move(R.Ops);
+    R.Ops.clear();
+    std::vector<Region *> Guards; // regions opened by `if (any(mask))` guards
+    for (auto &O : Ops) {
+      bool MayNarrow = mayNarrowMask(*O);
+      op(std::move(O));
+      // After lanes may have left, run the rest only if some lane remains.
+      if (MayNarrow)
+        Guards.push_back(openIf(any(mask())));
+    }
+    for (auto It = Guards.rbegin(); It != Guards.rend(); ++It)
+      B.setInsertRegion(*It);
+  }
+
+  /// Can lanes leave the current context inside `O` (so later ops need a guard)?
+  static bool mayNarrowMask(const Op &O) {
+    switch (O.Code) {
+    case OpCode::Break:
+    case OpCode::Continue:
+    case OpCode::Return:
+      return true;
+    case OpCode::If:
+      for (const auto &Sub : O.Regions)
+        if (hasVaryingJump(*Sub, true, false) || hasVaryingJump(*Sub, true, true))
+          return true;
+      return false;
+    case OpCode::Loop:
+    case OpCode::Foreach:
+    case OpCode::ForeachActive:
+    case OpCode::ForeachUnique:
+      for (const auto &Sub : O.Regions)
+        if (hasVaryingJump(*Sub, true, true))
+          return true;
+      return false;
+    default:
+      return false;
+    }
+  }
+
+  void op(std::unique_ptr<Op> O) {
+    for (Value *&V : O->Operands)
+      V = remap(V);
+    for (Value *&V : O->LaunchCounts)
+      V = remap(V);
+    B.setLoc(O->Loc);
+    switch (O->Code) {
+    case OpCode::If:
+      return ifOp(*O);
+    case OpCode::Loop:
+      return loopOp(*O);
+    case OpCode::Break:
+    case OpCode::Continue:
+      return jump(*O);
+    case OpCode::Return:
+      return returnOp(*O);
+    case OpCode::Foreach:
+      return foreachOp(*O);
+    case OpCode::ForeachActive:
+      return foreachActive(*O);
+    case OpCode::ForeachUnique:
+      return foreachUnique(*O);
+    case OpCode::Everywhere:
+    case OpCode::Unmasked: {
+      Stack.push_back({Context::AllOn, freshSlot(allOn(), "__all_on")});
+      region(*O->Regions[0]);
+      Stack.pop_back();
+      return;
+    }
+    case OpCode::Crev:
+      return crev(std::move(O));
+    default:
+      break;
+    }
+    // Straight-line op: keep it, with its mask where it needs one.
+    if (needsMask(*O))
+      O->Mask = mask();
+    O->ParentRegion = B.insertRegion();
+    B.insertRegion()->Ops.push_back(std::move(O));
+  }
+
+  void ifOp(Op &O) {
+    Value *C = O.Operands[0];
+    if (!C->isVarying()) {
+      Op *If = B.create(OpCode::If, nullptr, {C});
+      If->Coherent = O.Coherent;
+      Region *Saved = B.insertRegion();
+      for (auto &Sub : O.Regions) {
+        B.setInsertRegion(B.addRegion(If));
+        region(*Sub);
+      }
+      B.setInsertRegion(Saved);
+      return;
+    }
+    Value *ParentSlot = Stack.back().MaskSlot;
+    for (size_t Arm = 0; Arm < O.Regions.size(); ++Arm) {
+      if (O.Regions[Arm]->Ops.empty())
+        continue;
+      // Re-read the parent's mask: the then-arm may have removed lanes.
+      Value *Cur = B.load(ParentSlot);
+      Value *M = Arm == 0 ? andMask(Cur, C) : andNotMask(Cur, C);
+      Value *Slot = freshSlot(M, Arm == 0 ? "__then_mask" : "__else_mask");
+      Region *Saved = openIf(any(B.load(Slot)));
+      Stack.push_back({Context::Branch, Slot});
+      region(*O.Regions[Arm]);
+      Stack.pop_back();
+      B.setInsertRegion(Saved);
+    }
+  }
+
+  bool isVaryingLoop(Op &O) {
+    const Region &Cond = *O.Regions[0];
+    const Op *Y = Cond.Ops.empty() ? nullptr : Cond.Ops.back().get();
+    // A return under varying control flow inside makes the loop varying too:
+    // lanes that returned must stop iterating while the others go on.
+    return (Y && Y->Operands[0]->isVarying()) || hasVaryingJump(*O.Regions[1], false, false) ||
+           hasVaryingJump(*O.Regions[2], false, false) ||
+           hasVaryingJump(*O.Regions[1], false, true);
+  }
+
+  void loopOp(Op &O) {
+    if (!isVaryingLoop(O)) {
+      Op *L = B.create(OpCode::Loop, nullptr);
+      L->DoWhile = O.DoWhile;
+      Region *Saved = B.insertRegion();
+      for (size_t I = 0; I < O.Regions.size(); ++I) {
+        B.setInsertRegion(B.addRegion(L));
+        // The body's break/continue are real jumps of this uniform loop.
+        if (I == 1)
+          Stack.push_back({Context::UniformLoopBody, Stack.back().MaskSlot});
+        region(*O.Regions[I]);
+        if (I == 1)
+          Stack.pop_back();
+      }
+      B.setInsertRegion(Saved);
+      return;
+    }
+    // loop { [cond]; body under a body mask; step; [do-while cond] }
+    Value *LoopSlot = freshSlot(mask(), "__loop_mask");
+    Region *Saved = openLoop();
+    Stack.push_back({Context::LoopMask, LoopSlot});
+    auto EvalCond = [&] {
+      Region &Cond = *O.Regions[0];
+      std::unique_ptr<Op> Yield = std::move(Cond.Ops.back());
+      Cond.Ops.pop_back();
+      region(Cond);
+      Value *C = remap(Yield->Operands[0]);
+      if (!C->isVarying())
+        C = broadcast(C, VBool);
+      B.store(LoopSlot, andMask(B.load(LoopSlot), C));
+      breakUnless(any(B.load(LoopSlot)));
+    };
+    if (!O.DoWhile)
+      EvalCond();
+    Value *BodySlot = freshSlot(B.load(LoopSlot), "__body_mask");
+    Stack.push_back({Context::VaryingLoopBody, BodySlot});
+    region(*O.Regions[1]);
+    Stack.pop_back();
+    // Continued lanes come back for the step; broken ones left LoopSlot.
+    region(*O.Regions[2]);
+    if (O.DoWhile)
+      EvalCond();
+    else
+      breakUnless(any(B.load(LoopSlot)));
+    Stack.pop_back();
+    B.setInsertRegion(Saved);
+  }
+
+  /// Clears the current lanes from every context up to the target.
+  void clearLanesUpTo(size_t TargetDepth, Value *Lanes) {
+    for (size_t I = Stack.size(); I-- > TargetDepth;) {
+      B.store(Stack[I].MaskSlot, andNotMask(B.load(Stack[I].MaskSlot), Lanes));
+    }
+  }
+
+  void jump(Op &O) {
+    size_t Body = Stack.size();
+    while (Body > 0 && Stack[Body - 1].K != Context::UniformLoopBody &&
+           Stack[Body - 1].K != Context::VaryingLoopBody &&
+           Stack[Body - 1].K != Context::ForeachBody)
+      --Body;
+    if (Body == 0 || Stack[Body - 1].K == Context::UniformLoopBody) {
+      // A uniform loop reached under uniform control: a real jump.
+      B.create(O.Code, nullptr);
+      return;
+    }
+    size_t Target = Body - 1;
+    // A break leaves a varying loop for good: clear the loop mask below the
+    // body too. (In foreach, sema rejects break; continue ends the chunk.)
+    if (O.Code == OpCode::Break && Stack[Target].K == Context::VaryingLoopBody)
+      --Target;
+    clearLanesUpTo(Target, mask());
+  }
+
+  void returnOp(Op &O) {
+    if (!VaryingReturns) {
+      B.create(OpCode::Return, nullptr, O.Operands);
+      return;
+    }
+    Value *Lanes = mask();
+    if (RetSlot && !O.Operands.empty()) {
+      Op *S = B.create(OpCode::Store, nullptr, {RetSlot, O.Operands[0]});
+      S->Mask = Lanes;
+    }
+    clearLanesUpTo(0, Lanes);
+    // Leave as soon as no lane is left to run.
+    Region *Saved = openIf(notV(any(B.load(FuncSlot))));
+    emitReturnFromSlot();
+    B.setInsertRegion(Saved);
+  }
+
+  void emitReturnFromSlot() {
+    std::vector<Value *> Ops;
+    if (RetSlot)
+      Ops.push_back(B.load(RetSlot));
+    B.create(OpCode::Return, nullptr, Ops);
+  }
+
+  /// Runs `Body` once per gang-sized chunk of [Begin, End) for the innermost
+  /// dimension, with `Outer` (uniform) values for the outer ones.
+  void foreachDim(Op &O, size_t Dim, Value *Entry) {
+    Value *Begin = O.Operands[2 * Dim], *End = O.Operands[2 * Dim + 1];
+    bool Innermost = Dim + 1 == O.IndexVars.size();
+    const Type *IdxTy = Begin->Ty;
+    const Type *VIdxTy = Types->withVariability(IdxTy, Variability::Varying);
+    Value *Counter = B.var(IdxTy, "__foreach_counter");
+    B.store(Counter, Begin);
+    Region *Saved = openLoop();
+    Value *Base = B.load(Counter);
+    breakUnless(bin(BinaryOp::LT, Base, End, Bool));
+    if (Innermost) {
+      Value *PI = B.create(OpCode::Convert, VIdxTy, {programIndex()})->result();
+      PI->Def->Cast = CastKind::IntegralCast;
+      Value *Idx = bin(BinaryOp::Add, broadcast(Base, VIdxTy), PI, VIdxTy);
+      Value *InRange = bin(BinaryOp::LT, Idx, broadcast(End, VIdxTy), VBool);
+      B.store(O.IndexVars[Dim], Idx);
+      Value *BodySlot = freshSlot(andMask(Entry, InRange), "__foreach_mask");
+      Stack.push_back({Context::ForeachBody, BodySlot});
+      region(*O.Regions[0]);
+      Stack.pop_back();
+      B.store(Counter, bin(BinaryOp::Add, B.load(Counter), B.constInt(W, IdxTy), IdxTy));
+    } else {
+      B.store(O.IndexVars[Dim], broadcast(Base, VIdxTy));
+      foreachDim(O, Dim + 1, Entry);
+      B.store(Counter, bin(BinaryOp::Add, B.load(Counter), B.constInt(1, IdxTy), IdxTy));
+    }
+    B.setInsertRegion(Saved);
+  }
+
+  void foreachOp(Op &O) { foreachDim(O, 0, mask()); }
+
+  /// `loop { if !any(remaining) break; l = first lane; remaining &= ~lane(l); Body(l) }`
+  template <typename BodyFn> void forEachActiveLane(Value *Lanes, const char *Name, BodyFn Body) {
+    Value *Remaining = freshSlot(Lanes, Name);
+    Region *Saved = openLoop();
+    breakUnless(any(B.load(Remaining)));
+    Value *Lane = B.create(OpCode::FirstLane, I32, {B.load(Remaining)})->result();
+    Body(Lane, Remaining);
+    B.setInsertRegion(Saved);
+  }
+
+  void foreachActive(Op &O) {
+    forEachActiveLane(mask(), "__active_lanes", [&](Value *Lane, Value *Remaining) {
+      Value *One = laneMask(Lane);
+      B.store(Remaining, andNotMask(B.load(Remaining), One));
+      Value *Idx = Lane;
+      const Type *IdxTy = O.IndexVars[0]->Ty->getPointee();
+      if (IdxTy != I32) {
+        Op *C = B.create(OpCode::Convert, IdxTy, {Lane});
+        C->Cast = CastKind::IntegralCast;
+        Idx = C->result();
+      }
+      B.store(O.IndexVars[0], Idx);
+      Stack.push_back({Context::Branch, freshSlot(One, "__lane_mask")});
+      region(*O.Regions[0]);
+      Stack.pop_back();
+    });
+  }
+
+  void foreachUnique(Op &O) {
+    Value *Seq = O.Operands[0];
+    forEachActiveLane(mask(), "__unique_lanes", [&](Value *Lane, Value *Remaining) {
+      const Type *UTy = Types->withVariability(Seq->Ty, Variability::Uniform);
+      Value *V = B.create(OpCode::Extract, UTy, {Seq, Lane})->result();
+      Value *Same = bin(BinaryOp::EQ, Seq, broadcast(V, Seq->Ty), VBool);
+      Value *Lanes = andMask(B.load(Remaining), Same);
+      B.store(Remaining, andNotMask(B.load(Remaining), Lanes));
+      B.store(O.IndexVars[0], V);
+      Stack.push_back({Context::Branch, freshSlot(Lanes, "__unique_mask")});
+      region(*O.Regions[0]);
+      Stack.pop_back();
+    });
+  }
+
+  void crev(std::unique_ptr<Op> O) {
+    Value *Result = O->result();
+    Value *ResultSlot = Result ? B.var(Result->Ty, "__crev_result") : nullptr;
+    forEachActiveLane(mask(), "__crev_lanes", [&](Value *Lane, Value *Remaining) {
+      B.store(Remaining, andNotMask(B.load(Remaining), laneMask(Lane)));
+      std::vector<Value *> Args;
+      for (Value *A : O->Operands)
+        Args.push_back(A->isVarying() ? B.create(OpCode::Extract,
+                                                 Types->withVariability(A->Ty,
+                                                                        Variability::Uniform),
+                                                 {A, Lane})
+                                            ->result()
+                                      : A);
+      const Type *RetTy = O->Callee->Ty->getReturnType();
+      Value *AllOn = allOn();
+      Op *Call = B.create(OpCode::Call, RetTy->isVoid() ? nullptr : RetTy, Args);
+      Call->Callee = O->Callee;
+      Call->Mask = AllOn;
+      if (ResultSlot) {
+        Value *R = Call->result();
+        Value *Inserted =
+            B.create(OpCode::Insert, Result->Ty, {B.load(ResultSlot), Lane, R})->result();
+        B.store(ResultSlot, Inserted);
+      }
+    });
+    if (ResultSlot)
+      Replaced[Result] = B.load(ResultSlot);
+    // The old op dies here; later uses were remapped to the loaded result.
+    Dead.push_back(std::move(O));
+  }
+
+  Module &M;
+  Function &F;
+  unsigned W;
+  Builder B;
+  TypeContext *Types = nullptr;
+  const Type *Bool = nullptr, *VBool = nullptr, *I32 = nullptr, *VI32 = nullptr;
+  Value *FuncSlot = nullptr;
+  Value *RetSlot = nullptr;
+  bool VaryingReturns = false;
+  std::vector<Context> Stack;
+  llvm::DenseMap<Value *, Value *> Replaced;
+  std::vector<std::unique_ptr<Op>> Dead; // keeps replaced values alive for remapping
+};
+
+} // namespace
+
+void runDivergenceTransform(Module &M, unsigned GangWidth) {
+  for (auto &F : M.Functions) {
+    if (!F->Body) {
+      if (!F->flags().ExternC && !F->IsStdlib) {
+        auto MaskParam = std::make_unique<Value>(
+            M.Types.getAtomic(Type::Bool, Variability::Varying), nullptr);
+        MaskParam->NameHint = "__mask";
+        F->Params.insert(F->Params.begin(), std::move(MaskParam));
+        F->HasMaskParam = true;
+      }
+      continue;
+    }
+    FunctionTransform(M, *F, GangWidth).run();
+  }
+}
+
+} // namespace spmdc::ir

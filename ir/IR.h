@@ -1,0 +1,204 @@
+// The SPMD IR: structured regions of typed operations whose values carry variability.
+//
+// See docs/design-spmd-ir.md. Control flow is structured (ops own regions);
+// values are SSA and may be used in the region that defines them and in regions
+// nested inside it. Mutable state lives in `var` slots read with `load` and
+// written with `store`, so the IR needs no phi nodes. Types are the front end's
+// (frontend/Types.h): every value's type says uniform or varying.
+#pragma once
+
+#include "frontend/AST.h"
+#include "frontend/SourceLocation.h"
+#include "frontend/Types.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spmdc::ir {
+
+class Op;
+class Region;
+class Function;
+
+/// An SSA value: an op's result or a function parameter.
+class Value {
+public:
+  Value(const Type *Ty, Op *Def) : Ty(Ty), Def(Def) {}
+  const Type *Ty;
+  Op *Def;              ///< null for parameters
+  unsigned Id = 0;      ///< numbered by the printer
+  std::string NameHint; ///< the source variable, when there is one
+
+  bool isVarying() const { return Ty->isVarying(); }
+};
+
+enum class OpCode {
+  // Values.
+  ConstInt,   ///< Imm; result type atomic/enum (uniform)
+  ConstFloat, ///< FImm
+  ConstNull,  ///< null pointer of the result type
+  Builtin,    ///< BuiltinId: programIndex, programCount, taskIndex, ...
+  Unary,      ///< UnaryOp: Minus, Not (logical), BitNot on operand 0
+  Binary,     ///< BinOp on operands 0, 1 (arithmetic, bitwise, shifts, compares)
+  Convert,    ///< CastKind from operand 0 to the result type
+  Broadcast,  ///< uniform operand 0 -> the varying result
+  Select,     ///< operand 0 ? operand 1 : operand 2 (no side effects on either)
+  SizeOf,     ///< uniform int64: the byte size of VarType (the back end knows layouts)
+  // Memory. Addresses are pointer-typed values; a `uniform T * varying`
+  // address is one pointer per lane (gather/scatter).
+  Var,        ///< a slot of type VarType; result: `VarType * uniform`
+  GlobalAddr, ///< the address of Global
+  FuncAddr,   ///< the address of Callee (a function pointer)
+  Load,       ///< *operand 0
+  Store,      ///< *operand 0 = operand 1
+  ElementAddr,///< &operand0[operand1] (operand 0 a pointer to the first element)
+  FieldAddr,  ///< &operand0->field FieldIndex
+  // Calls.
+  Call,       ///< Callee(operands...) or, with no Callee, operand 0(operands 1...)
+  Crev,       ///< for each active lane: Callee(lane's operands) with all lanes on
+  Launch,     ///< Callee(operands...) as tasks; counts in LaunchCounts
+  Sync,
+  // Structured control flow.
+  If,         ///< operand 0 cond; Regions[0] then, Regions[1] else
+  Loop,       ///< Regions[0] cond (ends in Yield), [1] body, [2] step; DoWhile flag
+  Yield,      ///< ends a Loop's cond region with operand 0
+  Break,
+  Continue,
+  Return,     ///< optional operand 0
+  Foreach,    ///< operands: begin0, end0, begin1, end1, ...; IndexVars; Regions[0]
+  ForeachActive, ///< IndexVars[0] receives the lane; Regions[0]
+  ForeachUnique, ///< operand 0 the varying value; IndexVars[0] receives it; Regions[0]
+  Everywhere, ///< Regions[0] with every lane on
+  Unmasked,   ///< Regions[0] with every lane on (ISPC's unmasked)
+  // Effects.
+  Print,      ///< Text = format; operands the values
+  Assert,     ///< operand 0; Text = message
+  // Introduced by the divergence transform; the back ends lower these.
+  MaskAllOn,  ///< the all-on varying bool
+  Any,        ///< uniform bool: some lane of operand 0 set
+  All,        ///< uniform bool: every lane of operand 0 set
+  LaneCount,  ///< uniform int32: lanes set in operand 0
+  FirstLane,  ///< uniform int32: index of the lowest set lane of operand 0
+  LaneIsSet,  ///< uniform bool: lane operand 1 of mask operand 0 is set
+  Extract,    ///< uniform: lane operand 1 of varying operand 0
+  Insert,     ///< varying: operand 0 with lane operand 1 replaced by operand 2
+};
+
+const char *opName(OpCode C);
+
+/// A list of operations, executed in order.
+class Region {
+public:
+  std::vector<std::unique_ptr<Op>> Ops;
+  Op *Parent = nullptr;
+};
+
+class Global {
+public:
+  std::string Name;
+  const Type *Ty; ///< the object's type
+  bool IsShared = false;
+  bool IsExtern = false;
+  bool IsStatic = false;
+  /// Constant initializer as flattened scalars (empty: zero-initialized).
+  std::vector<double> InitFloat;
+  std::vector<int64_t> InitInt;
+};
+
+class Op {
+public:
+  Op(OpCode Code, SourceLoc Loc) : Code(Code), Loc(Loc) {}
+
+  OpCode Code;
+  SourceLoc Loc;
+  std::vector<Value *> Operands;
+  std::unique_ptr<Value> Result; ///< null for ops without a result
+  std::vector<std::unique_ptr<Region>> Regions;
+  Region *ParentRegion = nullptr;
+
+  /// Set by the divergence transform on every op whose effect depends on the
+  /// active lanes (stores, calls, loads through varying pointers, prints...).
+  Value *Mask = nullptr;
+
+  // Attributes; which ones an op uses depends on its code (see OpCode).
+  int64_t Imm = 0;
+  double FImm = 0;
+  std::string Text;
+  BuiltinVar BuiltinId = BuiltinVar::None;
+  UnaryOp UnOp = UnaryOp::Minus;
+  BinaryOp BinOp = BinaryOp::Add;
+  CastKind Cast = CastKind::NoOp;
+  const Type *VarType = nullptr;
+  int FieldIndex = -1;
+  Function *Callee = nullptr;
+  Global *GlobalRef = nullptr;
+  std::vector<Value *> IndexVars; ///< Var slots written by foreach-family ops
+  std::vector<Value *> LaunchCounts;
+  bool DoWhile = false;
+  bool Tiled = false;
+  bool Coherent = false;
+
+  Value *result() const { return Result.get(); }
+  Region &region(unsigned I) { return *Regions[I]; }
+};
+
+class Function {
+public:
+  std::string Name;
+  SourceLoc Loc; ///< of the declaration
+  const Type *Ty; ///< the bound function type
+  std::vector<std::unique_ptr<Value>> Params;
+  std::unique_ptr<Region> Body; ///< null for a declaration
+  bool IsStatic = false;
+  bool IsStdlib = false;
+  /// True once the divergence transform ran: Params[0] is then the entry mask
+  /// (except for export, task and extern "C" functions, which start all-on).
+  bool HasMaskParam = false;
+  const FunctionFlags &flags() const { return Ty->getFunctionFlags(); }
+  /// A unique symbol for overloads: Name, or Name + a type suffix.
+  std::string Symbol;
+};
+
+class Module {
+public:
+  explicit Module(TypeContext &Types) : Types(Types) {}
+  TypeContext &Types;
+  std::vector<std::unique_ptr<Function>> Functions;
+  std::vector<std::unique_ptr<Global>> Globals;
+  std::vector<Pragma> Pragmas;
+};
+
+/// Appends ops to a region; the lowering and the passes build IR through it.
+class Builder {
+public:
+  Builder(Module &M) : M(M) {}
+  Module &M;
+  TypeContext &types() { return M.Types; }
+
+  void setInsertRegion(Region *R) { Insert = R; }
+  Region *insertRegion() const { return Insert; }
+  void setLoc(SourceLoc L) { Loc = L; }
+
+  /// Creates an op at the end of the insertion region. `ResultTy` null: no result.
+  Op *create(OpCode Code, const Type *ResultTy, std::vector<Value *> Operands = {});
+  /// Adds an empty region to `O` and returns it.
+  Region *addRegion(Op *O);
+
+  Value *constInt(int64_t V, const Type *Ty);
+  Value *constBool(bool V);
+  Value *load(Value *Addr);
+  void store(Value *Addr, Value *V);
+  Value *var(const Type *T, const std::string &NameHint = "");
+
+private:
+  Region *Insert = nullptr;
+  SourceLoc Loc;
+};
+
+/// The type of a value at the address `Addr` points to, with the address's
+/// variability: loading through a varying pointer yields a varying value.
+const Type *loadedType(TypeContext &Types, const Type *AddrTy);
+
+} // namespace spmdc::ir

@@ -1,0 +1,930 @@
+// Lowers the checked AST to the SPMD IR, one function per statement and expression kind.
+//
+// Sema has bound every type and inserted every conversion, so lowering is
+// mechanical: lvalues lower to addresses, rvalues to values, locals to `var`
+// slots, and short-circuit / conditional operators to `if` ops writing a
+// temporary (so their operands run only on the lanes that need them).
+#include "ir/Lowering.h"
+
+#include "backend/TargetInfo.h"
+#include "frontend/AST.h"
+#include "frontend/Diagnostics.h"
+#include "ir/IR.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+
+namespace spmdc::ir {
+
+namespace {
+
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::dyn_cast_or_null;
+using llvm::isa;
+
+/// A unique symbol per overload: export / extern "C" functions keep their name.
+std::string mangle(const FunctionDecl &FD) {
+  const FunctionFlags &F = FD.flags();
+  if (F.Export || F.ExternC || FD.Name == "main")
+    return FD.Name;
+  std::string S = FD.Name + "___";
+  for (const Type *P : FD.Ty->getParamTypes()) {
+    std::string T = P->toString();
+    for (char C : T)
+      S += (std::isalnum(static_cast<unsigned char>(C)) ? C : '_');
+    S += "__";
+  }
+  return S;
+}
+
+class ModuleLowering;
+
+class FunctionLowering {
+public:
+  FunctionLowering(ModuleLowering &ML, Function &F, DiagnosticEngine &Diags);
+  void lowerBody(FunctionDecl &FD);
+
+private:
+  // Statements.
+  void stmt(Stmt *S);
+  void declStmt(DeclStmt *S);
+  void localVar(VarDecl *V);
+  void initialize(Value *Addr, const Type *Ty, Expr *Init);
+  void loopStmt(Stmt *Init, Expr *Cond, Expr *Inc, Stmt *Body, bool DoWhile);
+  void switchStmt(SwitchStmt *S);
+  bool hasEnclosingLoop() const {
+    for (Value *Slot : Breakables)
+      if (!Slot)
+        return true;
+    return false;
+  }
+  void nestedRegion(Op *O, Stmt *Body);
+
+  // Expressions.
+  Value *rvalue(Expr *E);
+  Value *address(Expr *E);
+  Value *convert(Value *V, const Type *To);
+  Value *unary(UnaryExpr *E);
+  Value *incDec(UnaryExpr *E);
+  Value *binary(BinaryExpr *E);
+  Value *logical(BinaryExpr *E);
+  Value *assign(AssignExpr *E);
+  Value *conditional(ConditionalExpr *E);
+  Value *call(CallExpr *E);
+  Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
+  Value *unsupported(SourceLoc Loc, const std::string &What);
+  /// Reports an unsupported l-value and returns a stand-in address of the
+  /// right type, so lowering can go on to find further errors (the module is
+  /// discarded after any error).
+  Value *unsupportedAddress(Expr *E, const std::string &What);
+  Value *decayedBase(Expr *Base);
+
+  const Type *uniformOf(const Type *T) {
+    return B.types().withVariability(T, Variability::Uniform);
+  }
+  const Type *boolType(Variability V) { return B.types().getAtomic(Type::Bool, V); }
+
+  ModuleLowering &ML;
+  Function &F;
+  DiagnosticEngine &Diags;
+  Builder B;
+  llvm::DenseMap<VarDecl *, Value *> Locals;
+  /// Innermost last: null for a loop, the `continued` flag slot for a switch.
+  std::vector<Value *> Breakables;
+};
+
+class ModuleLowering {
+public:
+  ModuleLowering(ASTContext &Ctx, const TargetInfo &Target, DiagnosticEngine &Diags)
+      : Ctx(Ctx), Target(Target), Diags(Diags), M(std::make_unique<Module>(Ctx.Types)) {}
+
+  std::unique_ptr<Module> run() {
+    M->Pragmas = Ctx.TU.Pragmas;
+    // Declare every function and global first: bodies may refer to later ones.
+    for (Decl *D : Ctx.TU.Decls) {
+      if (auto *FD = dyn_cast<FunctionDecl>(D))
+        functionFor(FD);
+      else if (auto *V = dyn_cast<VarDecl>(D))
+        globalFor(V);
+    }
+    for (Decl *D : Ctx.TU.Decls)
+      if (auto *FD = dyn_cast<FunctionDecl>(D); FD && FD->Body) {
+        Function *F = functionFor(FD);
+        FunctionLowering(*this, *F, Diags).lowerBody(*FD);
+      }
+    if (Diags.hasErrors())
+      return nullptr;
+    return std::move(M);
+  }
+
+  Function *functionFor(FunctionDecl *FD) {
+    std::string Sym = mangle(*FD);
+    auto It = FunctionsBySymbol.find(Sym);
+    if (It != FunctionsBySymbol.end())
+      return It->second;
+    auto F = std::make_unique<Function>();
+    F->Name = FD->Name;
+    F->Loc = FD->Loc;
+    F->Symbol = Sym;
+    F->Ty = FD->Ty;
+    F->IsStatic = FD->Storage == StorageClass::Static;
+    F->IsStdlib = FD->IsStdlib;
+    for (size_t I = 0; I < FD->Ty->getParamTypes().size(); ++I) {
+      F->Params.push_back(std::make_unique<Value>(FD->Ty->getParamTypes()[I], nullptr));
+      if (I < FD->Params.size())
+        F->Params.back()->NameHint = FD->Params[I]->Name;
+    }
+    Function *Raw = F.get();
+    FunctionsBySymbol[Sym] = Raw;
+    M->Functions.push_back(std::move(F));
+    return Raw;
+  }
+
+  Global *globalFor(VarDecl *V) {
+    auto It = Globals.find(V);
+    if (It != Globals.end())
+      return It->second;
+    auto G = std::make_unique<Global>();
+    G->Name = V->Name;
+    G->Ty = V->Ty;
+    G->IsShared = V->IsShared;
+    G->IsExtern = V->Storage == StorageClass::Extern;
+    G->IsStatic = V->Storage == StorageClass::Static || !V->IsGlobal;
+    if (!V->IsGlobal) // function-scope static or shared: give it a unique name
+      G->Name = V->Name + "." + std::to_string(Globals.size());
+    if (V->Init)
+      constantInit(V->Init, *G);
+    Global *Raw = G.get();
+    Globals[V] = Raw;
+    M->Globals.push_back(std::move(G));
+    return Raw;
+  }
+
+  ASTContext &Ctx;
+  const TargetInfo &Target;
+  DiagnosticEngine &Diags;
+  std::unique_ptr<Module> M;
+
+private:
+  /// Global initializers must be constants: flatten literals (and init lists).
+  void constantInit(Expr *E, Global &G) {
+    while (auto *IC = dyn_cast<ImplicitCastExpr>(E))
+      E = IC->Operand;
+    bool Negate = false;
+    if (auto *U = dyn_cast<UnaryExpr>(E); U && U->Op == UnaryOp::Minus) {
+      Negate = true;
+      E = U->Operand;
+      while (auto *IC = dyn_cast<ImplicitCastExpr>(E))
+        E = IC->Operand;
+    }
+    if (auto *L = dyn_cast<InitListExpr>(E)) {
+      for (Expr *El : L->Elements)
+        constantInit(El, G);
+    } else if (auto *I = dyn_cast<IntegerLiteral>(E)) {
+      int64_t V = static_cast<int64_t>(I->Value);
+      G.InitInt.push_back(Negate ? -V : V);
+      G.InitFloat.push_back(static_cast<double>(Negate ? -V : V));
+    } else if (auto *Fl = dyn_cast<FloatLiteral>(E)) {
+      G.InitFloat.push_back(Negate ? -Fl->Value : Fl->Value);
+      G.InitInt.push_back(static_cast<int64_t>(Negate ? -Fl->Value : Fl->Value));
+    } else if (auto *Bl = dyn_cast<BoolLiteral>(E)) {
+      G.InitInt.push_back(Bl->Value);
+      G.InitFloat.push_back(Bl->Value);
+    } else {
+      Diags.error(E->Loc, "global initializer is not a constant the code generator handles yet");
+    }
+  }
+
+  std::map<std::string, Function *> FunctionsBySymbol;
+  std::map<VarDecl *, Global *> Globals;
+};
+
+FunctionLowering::FunctionLowering(ModuleLowering &ML, Function &F, DiagnosticEngine &Diags)
+    : ML(ML), F(F), Diags(Diags), B(*ML.M) {}
+
+Value *FunctionLowering::unsupported(SourceLoc Loc, const std::string &What) {
+  Diags.error(Loc, What + " is not supported by the code generator yet");
+  return B.constInt(0, B.types().getAtomic(Type::Int32, Variability::Uniform));
+}
+
+Value *FunctionLowering::unsupportedAddress(Expr *E, const std::string &What) {
+  Diags.error(E->Loc, What + " is not supported by the code generator yet");
+  const Type *T = E->Ty ? E->Ty : B.types().getAtomic(Type::Int32, Variability::Uniform);
+  return B.create(OpCode::ConstNull, B.types().getPointer(T, Variability::Uniform))->result();
+}
+
+/// The pointer a subscript indexes: arrays (which sema leaves as l-values) decay
+/// to a pointer to their first element.
+Value *FunctionLowering::decayedBase(Expr *Base) {
+  if (!Base->Ty || !Base->Ty->isArray())
+    return rvalue(Base);
+  Value *A = address(Base);
+  Op *O = B.create(OpCode::Convert,
+                   B.types().getPointer(Base->Ty->getElementType(), A->Ty->getVariability()), {A});
+  O->Cast = CastKind::ArrayToPointer;
+  return O->result();
+}
+
+void FunctionLowering::lowerBody(FunctionDecl &FD) {
+  F.Body = std::make_unique<Region>();
+  B.setInsertRegion(F.Body.get());
+  B.setLoc(FD.Loc);
+  // Parameters are mutable locals: copy each into its own slot.
+  for (size_t I = 0; I < FD.Params.size() && I < F.Params.size(); ++I) {
+    VarDecl *P = FD.Params[I];
+    Value *Slot = B.var(P->Ty, P->Name);
+    B.store(Slot, F.Params[I].get());
+    Locals[P] = Slot;
+  }
+  stmt(FD.Body);
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+void FunctionLowering::nestedRegion(Op *O, Stmt *Body) {
+  Region *Saved = B.insertRegion();
+  B.setInsertRegion(B.addRegion(O));
+  if (Body)
+    stmt(Body);
+  B.setInsertRegion(Saved);
+}
+
+void FunctionLowering::stmt(Stmt *S) {
+  if (Diags.shouldStop())
+    return;
+  B.setLoc(S->Loc);
+  switch (S->getKind()) {
+  case Stmt::CompoundStmtKind:
+    for (Stmt *C : cast<CompoundStmt>(S)->Body)
+      stmt(C);
+    return;
+  case Stmt::DeclStmtKind:
+    declStmt(cast<DeclStmt>(S));
+    return;
+  case Stmt::ExprStmtKind:
+    rvalue(cast<ExprStmt>(S)->E);
+    return;
+  case Stmt::EmptyStmtKind:
+    return;
+  case Stmt::IfStmtKind: {
+    auto *I = cast<IfStmt>(S);
+    Value *C = rvalue(I->Cond);
+    Op *O = B.create(OpCode::If, nullptr, {C});
+    O->Coherent = I->Coherent;
+    nestedRegion(O, I->Then);
+    nestedRegion(O, I->Else);
+    return;
+  }
+  case Stmt::WhileStmtKind: {
+    auto *W = cast<WhileStmt>(S);
+    loopStmt(nullptr, W->Cond, nullptr, W->Body, false);
+    return;
+  }
+  case Stmt::DoStmtKind: {
+    auto *D = cast<DoStmt>(S);
+    loopStmt(nullptr, D->Cond, nullptr, D->Body, true);
+    return;
+  }
+  case Stmt::ForStmtKind: {
+    auto *Fo = cast<ForStmt>(S);
+    loopStmt(Fo->Init, Fo->Cond, Fo->Inc, Fo->Body, false);
+    return;
+  }
+  case Stmt::BreakStmtKind:
+    B.create(OpCode::Break, nullptr);
+    return;
+  case Stmt::ContinueStmtKind:
+    // Inside a switch (lowered as a one-trip loop), `continue` belongs to the
+    // enclosing loop: remember it, leave the switch, continue after it.
+    if (!Breakables.empty() && Breakables.back()) {
+      B.store(Breakables.back(), convert(B.constBool(true), loadedType(B.types(), Breakables.back()->Ty)));
+      B.create(OpCode::Break, nullptr);
+      return;
+    }
+    B.create(OpCode::Continue, nullptr);
+    return;
+  case Stmt::ReturnStmtKind: {
+    auto *R = cast<ReturnStmt>(S);
+    std::vector<Value *> Ops;
+    if (R->Value && !R->Value->Ty->isVoid())
+      Ops.push_back(convert(rvalue(R->Value), F.Ty->getReturnType()));
+    else if (R->Value)
+      rvalue(R->Value);
+    B.create(OpCode::Return, nullptr, Ops);
+    return;
+  }
+  case Stmt::ForeachStmtKind: {
+    auto *Fe = cast<ForeachStmt>(S);
+    std::vector<Value *> Bounds;
+    for (ForeachDim &D : Fe->Dims) {
+      Bounds.push_back(convert(rvalue(D.Begin), uniformOf(D.Var->Ty)));
+      Bounds.push_back(convert(rvalue(D.End), uniformOf(D.Var->Ty)));
+    }
+    std::vector<Value *> Slots;
+    for (ForeachDim &D : Fe->Dims) {
+      Slots.push_back(B.var(D.Var->Ty, D.Var->Name));
+      Locals[D.Var] = Slots.back();
+    }
+    Op *O = B.create(OpCode::Foreach, nullptr, Bounds);
+    O->Tiled = Fe->Tiled;
+    O->IndexVars = Slots;
+    Breakables.push_back(nullptr);
+    nestedRegion(O, Fe->Body);
+    Breakables.pop_back();
+    return;
+  }
+  case Stmt::ForeachActiveStmtKind: {
+    auto *Fa = cast<ForeachActiveStmt>(S);
+    Value *Slot = B.var(Fa->Index->Ty, Fa->Index->Name);
+    Locals[Fa->Index] = Slot;
+    Op *O = B.create(OpCode::ForeachActive, nullptr);
+    O->IndexVars.push_back(Slot);
+    Breakables.push_back(nullptr);
+    nestedRegion(O, Fa->Body);
+    Breakables.pop_back();
+    return;
+  }
+  case Stmt::ForeachUniqueStmtKind: {
+    auto *Fu = cast<ForeachUniqueStmt>(S);
+    Value *Seq = rvalue(Fu->Seq);
+    Value *Slot = B.var(Fu->Var->Ty, Fu->Var->Name);
+    Locals[Fu->Var] = Slot;
+    Op *O = B.create(OpCode::ForeachUnique, nullptr, {Seq});
+    O->IndexVars.push_back(Slot);
+    Breakables.push_back(nullptr);
+    nestedRegion(O, Fu->Body);
+    Breakables.pop_back();
+    return;
+  }
+  case Stmt::EverywhereStmtKind:
+    nestedRegion(B.create(OpCode::Everywhere, nullptr), cast<EverywhereStmt>(S)->Body);
+    return;
+  case Stmt::UnmaskedStmtKind:
+    nestedRegion(B.create(OpCode::Unmasked, nullptr), cast<UnmaskedStmt>(S)->Body);
+    return;
+  case Stmt::SyncStmtKind:
+    B.create(OpCode::Sync, nullptr);
+    return;
+  case Stmt::AssertStmtKind: {
+    auto *A = cast<AssertStmt>(S);
+    Op *O = B.create(OpCode::Assert, nullptr, {rvalue(A->Cond)});
+    O->Text = A->Text;
+    return;
+  }
+  case Stmt::PrintStmtKind: {
+    auto *P = cast<PrintStmt>(S);
+    std::vector<Value *> Args;
+    for (Expr *A : P->Args)
+      Args.push_back(rvalue(A));
+    Op *O = B.create(OpCode::Print, nullptr, Args);
+    O->Text = P->Format;
+    return;
+  }
+  case Stmt::SwitchStmtKind:
+    switchStmt(cast<SwitchStmt>(S));
+    return;
+  case Stmt::CaseStmtKind:
+  case Stmt::DefaultStmtKind:
+    unsupported(S->Loc, "a 'case' label nested inside another statement of its switch");
+    return;
+  }
+}
+
+void FunctionLowering::loopStmt(Stmt *Init, Expr *Cond, Expr *Inc, Stmt *Body, bool DoWhile) {
+  if (Init)
+    stmt(Init);
+  Breakables.push_back(nullptr);
+  Op *O = B.create(OpCode::Loop, nullptr);
+  O->DoWhile = DoWhile;
+  Region *Saved = B.insertRegion();
+  B.setInsertRegion(B.addRegion(O));
+  Value *C = Cond ? rvalue(Cond) : B.constBool(true);
+  B.create(OpCode::Yield, nullptr, {C});
+  B.setInsertRegion(Saved);
+  nestedRegion(O, Body);
+  Saved = B.insertRegion();
+  B.setInsertRegion(B.addRegion(O));
+  if (Inc)
+    rvalue(Inc);
+  B.setInsertRegion(Saved);
+  Breakables.pop_back();
+}
+
+/// `switch` as a loop that runs once (so `break` leaves it): each label adds
+/// the lanes it matches to `matched`, and each statement runs under `matched`,
+/// which gives C's fall-through; `default` matches what no case does.
+void FunctionLowering::switchStmt(SwitchStmt *S) {
+  Value *V = rvalue(S->Cond);
+  const Type *BoolTy = boolType(V->Ty->getVariability());
+  Value *Matched = B.var(BoolTy, "__switch_matched");
+  B.store(Matched, convert(B.constBool(false), BoolTy));
+  Value *Continued = B.var(BoolTy, "__switch_continued");
+  B.store(Continued, convert(B.constBool(false), BoolTy));
+
+  std::vector<Stmt *> Items;
+  if (auto *C = dyn_cast<CompoundStmt>(S->Body))
+    Items = C->Body;
+  else
+    Items.push_back(S->Body);
+  // All case values, for default's "no case matched".
+  std::vector<int64_t> CaseValues;
+  for (Stmt *I : Items)
+    for (Stmt *L = I; L;) {
+      if (auto *C = dyn_cast<CaseStmt>(L)) {
+        CaseValues.push_back(C->Resolved);
+        L = C->Sub;
+      } else if (auto *D = dyn_cast<DefaultStmt>(L)) {
+        L = D->Sub;
+      } else {
+        L = nullptr;
+      }
+    }
+
+  Op *Loop = B.create(OpCode::Loop, nullptr);
+  Region *Saved = B.insertRegion();
+  B.setInsertRegion(B.addRegion(Loop));
+  B.create(OpCode::Yield, nullptr, {B.constBool(true)});
+  B.setInsertRegion(B.addRegion(Loop));
+  Breakables.push_back(Continued);
+  const Type *CaseTy = B.types().withVariability(V->Ty, Variability::Uniform);
+  auto Equals = [&](int64_t C) {
+    return arith(BinaryOp::EQ, V, B.constInt(C, CaseTy), BoolTy);
+  };
+  for (Stmt *I : Items) {
+    Stmt *L = I;
+    while (true) {
+      if (auto *C = dyn_cast<CaseStmt>(L)) {
+        B.setLoc(C->Loc);
+        B.store(Matched, arith(BinaryOp::BitOr, B.load(Matched), Equals(C->Resolved), BoolTy));
+        L = C->Sub;
+      } else if (auto *D = dyn_cast<DefaultStmt>(L)) {
+        B.setLoc(D->Loc);
+        Value *None = convert(B.constBool(true), BoolTy);
+        for (int64_t CV : CaseValues) {
+          Op *N = B.create(OpCode::Unary, BoolTy, {Equals(CV)});
+          N->UnOp = UnaryOp::Not;
+          None = arith(BinaryOp::BitAnd, None, N->result(), BoolTy);
+        }
+        B.store(Matched, arith(BinaryOp::BitOr, B.load(Matched), None, BoolTy));
+        L = D->Sub;
+      } else {
+        break;
+      }
+    }
+    if (!L)
+      continue;
+    Op *If = B.create(OpCode::If, nullptr, {B.load(Matched)});
+    nestedRegion(If, L);
+    B.addRegion(If);
+  }
+  B.create(OpCode::Break, nullptr);
+  Breakables.pop_back();
+  B.setInsertRegion(B.addRegion(Loop));
+  B.setInsertRegion(Saved);
+  // A `continue` inside the switch continues the enclosing loop now.
+  if (hasEnclosingLoop()) {
+    Op *If = B.create(OpCode::If, nullptr, {B.load(Continued)});
+    Region *Outer = B.insertRegion();
+    B.setInsertRegion(B.addRegion(If));
+    B.create(OpCode::Continue, nullptr);
+    B.setInsertRegion(Outer);
+    B.addRegion(If);
+  }
+}
+
+void FunctionLowering::declStmt(DeclStmt *S) {
+  for (Decl *D : S->Decls)
+    if (auto *V = dyn_cast<VarDecl>(D))
+      localVar(V);
+}
+
+void FunctionLowering::localVar(VarDecl *V) {
+  if (V->Storage == StorageClass::Static || V->IsShared) {
+    Global *G = ML.globalFor(V);
+    Op *O = B.create(OpCode::GlobalAddr, B.types().getPointer(V->Ty, Variability::Uniform));
+    O->GlobalRef = G;
+    Locals[V] = O->result();
+    return;
+  }
+  Value *Slot = B.var(V->Ty, V->Name);
+  Locals[V] = Slot;
+  if (V->Init)
+    initialize(Slot, V->Ty, V->Init);
+}
+
+void FunctionLowering::initialize(Value *Addr, const Type *Ty, Expr *Init) {
+  auto *L = dyn_cast<InitListExpr>(Init);
+  if (!L) {
+    B.store(Addr, convert(rvalue(Init), Ty));
+    return;
+  }
+  const Type *I64 = B.types().getAtomic(Type::Int64, Variability::Uniform);
+  for (size_t I = 0; I < L->Elements.size(); ++I) {
+    if (Ty->isArray()) {
+      const Type *Elt = Ty->getElementType();
+      Op *Decay = B.create(OpCode::Convert, B.types().getPointer(Elt, Variability::Uniform),
+                           {Addr});
+      Decay->Cast = CastKind::ArrayToPointer;
+      Value *First = Decay->result();
+      Value *EltAddr = B.create(OpCode::ElementAddr, First->Ty, {First, B.constInt(I, I64)})
+                           ->result();
+      initialize(EltAddr, Elt, L->Elements[I]);
+    } else if (Ty->isStruct() && I < Ty->getStructDecl()->Fields.size()) {
+      const Type *FieldTy =
+          B.types().memberType(Ty->getStructDecl()->Fields[I].Ty, Ty->getVariability());
+      Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform),
+                        {Addr});
+      FA->FieldIndex = static_cast<int>(I);
+      initialize(FA->result(), FieldTy, L->Elements[I]);
+    } else {
+      unsupported(L->Loc, "this initializer list");
+      return;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Value *FunctionLowering::convert(Value *V, const Type *To) {
+  const Type *From = V->Ty;
+  if (From == To || To->isVoid())
+    return V;
+  // Same type up to constness: no code.
+  if (B.types().withConst(From, false) == B.types().withConst(To, false))
+    return V;
+  // First change the element type (in the source's variability), then broadcast.
+  if (From->isUniform() && To->isVarying()) {
+    Value *U = convert(V, uniformOf(To));
+    return B.create(OpCode::Broadcast, To, {U})->result();
+  }
+  CastKind CK;
+  if (To->isBool())
+    CK = CastKind::ToBool;
+  else if (From->isBool())
+    CK = To->isFloatingPoint() ? CastKind::BoolToFloating : CastKind::BoolToIntegral;
+  else if ((From->isInteger() || From->isEnum()) && (To->isInteger() || To->isEnum()))
+    CK = CastKind::IntegralCast;
+  else if ((From->isInteger() || From->isEnum()) && To->isFloatingPoint())
+    CK = CastKind::IntegralToFloating;
+  else if (From->isFloatingPoint() && (To->isInteger() || To->isEnum()))
+    CK = CastKind::FloatingToIntegral;
+  else if (From->isFloatingPoint() && To->isFloatingPoint())
+    CK = CastKind::FloatingCast;
+  else if (From->isPointer() && To->isPointer())
+    CK = CastKind::PointerCast;
+  else if (From->isPointer() && To->isInteger())
+    CK = CastKind::PointerToIntegral;
+  else if (From->isInteger() && To->isPointer())
+    CK = CastKind::IntegralToPointer;
+  else
+    CK = CastKind::NoOp;
+  Op *O = B.create(OpCode::Convert, To, {V});
+  O->Cast = CK;
+  return O->result();
+}
+
+Value *FunctionLowering::address(Expr *E) {
+  B.setLoc(E->Loc);
+  switch (E->getKind()) {
+  case Expr::DeclRefExprKind: {
+    auto *DR = cast<DeclRefExpr>(E);
+    auto *V = dyn_cast_or_null<VarDecl>(DR->D);
+    if (!V)
+      return unsupportedAddress(E, "taking the address of '" + DR->Name + "'");
+    if (auto It = Locals.find(V); It != Locals.end())
+      return It->second;
+    if (V->IsGlobal) {
+      Op *O = B.create(OpCode::GlobalAddr, B.types().getPointer(V->Ty, Variability::Uniform));
+      O->GlobalRef = ML.globalFor(V);
+      return O->result();
+    }
+    return unsupportedAddress(E, "the variable '" + DR->Name + "' here");
+  }
+  case Expr::UnaryExprKind: {
+    auto *U = cast<UnaryExpr>(E);
+    if (U->Op == UnaryOp::Deref)
+      return rvalue(U->Operand);
+    break;
+  }
+  case Expr::IndexExprKind: {
+    auto *I = cast<IndexExpr>(E);
+    Value *Base = decayedBase(I->Base);
+    Value *Index = rvalue(I->Index);
+    if (!Base->Ty->isPointer())
+      return unsupportedAddress(E, "this subscript");
+    bool Varying = Base->Ty->isVarying() || Index->Ty->isVarying();
+    const Type *Elt = Base->Ty->getPointee();
+    // Varying indices into varying data: each lane addresses its own element of
+    // the element its index picks, a pointer to a uniform value per lane.
+    if (Varying && Elt->isVarying()) {
+      if (Base->Ty->isVarying())
+        return unsupportedAddress(E, "a varying pointer to varying data");
+      Elt = B.types().withVariability(Elt, Variability::Uniform);
+    }
+    const Type *PtrTy =
+        B.types().getPointer(Elt, Varying ? Variability::Varying : Variability::Uniform);
+    return B.create(OpCode::ElementAddr, PtrTy, {Base, Index})->result();
+  }
+  case Expr::MemberExprKind: {
+    auto *M = cast<MemberExpr>(E);
+    Value *Base = M->IsArrow ? rvalue(M->Base) : address(M->Base);
+    if (!Base->Ty->isPointer() || !Base->Ty->getPointee()->isStruct() || M->FieldIndex < 0)
+      return unsupportedAddress(E, "this member access");
+    const Type *StructTy = Base->Ty->getPointee();
+    const Type *FieldTy = B.types().memberType(
+        StructTy->getStructDecl()->Fields[M->FieldIndex].Ty, StructTy->getVariability());
+    Op *O = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Base->Ty->getVariability()),
+                     {Base});
+    O->FieldIndex = M->FieldIndex;
+    return O->result();
+  }
+  case Expr::ImplicitCastExprKind: {
+    auto *IC = cast<ImplicitCastExpr>(E);
+    if (IC->CK == CastKind::NoOp)
+      return address(IC->Operand);
+    break;
+  }
+  default:
+    break;
+  }
+  return unsupportedAddress(E, "this kind of l-value");
+}
+
+Value *FunctionLowering::rvalue(Expr *E) {
+  B.setLoc(E->Loc);
+  switch (E->getKind()) {
+  case Expr::IntegerLiteralKind:
+    return B.constInt(static_cast<int64_t>(cast<IntegerLiteral>(E)->Value), E->Ty);
+  case Expr::FloatLiteralKind: {
+    Op *O = B.create(OpCode::ConstFloat, E->Ty);
+    O->FImm = cast<FloatLiteral>(E)->Value;
+    return O->result();
+  }
+  case Expr::BoolLiteralKind:
+    return B.constInt(cast<BoolLiteral>(E)->Value, E->Ty);
+  case Expr::NullLiteralKind:
+    return B.create(OpCode::ConstNull, E->Ty)->result();
+  case Expr::DeclRefExprKind: {
+    auto *DR = cast<DeclRefExpr>(E);
+    if (auto *EC = dyn_cast_or_null<EnumConstantDecl>(DR->D))
+      return B.constInt(EC->Resolved, E->Ty);
+    if (auto *FD = dyn_cast_or_null<FunctionDecl>(DR->D)) {
+      Op *O = B.create(OpCode::FuncAddr, E->Ty);
+      O->Callee = ML.functionFor(FD);
+      return O->result();
+    }
+    if (auto *V = dyn_cast_or_null<VarDecl>(DR->D); V && V->Builtin != BuiltinVar::None) {
+      Op *O = B.create(OpCode::Builtin, E->Ty);
+      O->BuiltinId = V->Builtin;
+      return O->result();
+    }
+    // An lvalue read without an LValueToRValue cast (sema leaves some).
+    return B.load(address(E));
+  }
+  case Expr::ImplicitCastExprKind: {
+    auto *IC = cast<ImplicitCastExpr>(E);
+    if (IC->CK == CastKind::LValueToRValue) {
+      if (auto *DR = dyn_cast<DeclRefExpr>(IC->Operand))
+        if (auto *V = dyn_cast_or_null<VarDecl>(DR->D); V && V->Builtin != BuiltinVar::None)
+          return convert(rvalue(DR), E->Ty);
+      return convert(B.load(address(IC->Operand)), E->Ty);
+    }
+    if (IC->CK == CastKind::ArrayToPointer) {
+      Value *A = address(IC->Operand);
+      Op *O = B.create(OpCode::Convert, E->Ty, {A});
+      O->Cast = CastKind::ArrayToPointer;
+      return O->result();
+    }
+    return convert(rvalue(IC->Operand), E->Ty);
+  }
+  case Expr::CastExprKind:
+    return convert(rvalue(cast<CastExpr>(E)->Operand), E->Ty);
+  case Expr::UnaryExprKind:
+    return unary(cast<UnaryExpr>(E));
+  case Expr::BinaryExprKind:
+    return binary(cast<BinaryExpr>(E));
+  case Expr::AssignExprKind:
+    return assign(cast<AssignExpr>(E));
+  case Expr::ConditionalExprKind:
+    return conditional(cast<ConditionalExpr>(E));
+  case Expr::CallExprKind:
+    return call(cast<CallExpr>(E));
+  case Expr::IndexExprKind:
+  case Expr::MemberExprKind:
+    return B.load(address(E));
+  case Expr::SizeofExprKind: {
+    auto *S = cast<SizeofExpr>(E);
+    Op *O = B.create(OpCode::SizeOf, E->Ty);
+    O->VarType = S->OfType ? S->OfType : S->OfExpr->Ty;
+    return O->result();
+  }
+  case Expr::StringLiteralKind:
+  case Expr::InitListExprKind:
+    break;
+  }
+  return unsupported(E->Loc, "this expression");
+}
+
+Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy) {
+  // Pointer arithmetic: p + i, i + p, p - i.
+  if (L->Ty->isPointer() && !R->Ty->isPointer() && (Kind == BinaryOp::Add || Kind == BinaryOp::Sub)) {
+    if (Kind == BinaryOp::Sub) {
+      auto *N = B.create(OpCode::Unary, R->Ty, {R});
+      N->UnOp = UnaryOp::Minus;
+      R = N->result();
+    }
+    return B.create(OpCode::ElementAddr, ResultTy, {L, R})->result();
+  }
+  if (R->Ty->isPointer() && !L->Ty->isPointer() && Kind == BinaryOp::Add)
+    return B.create(OpCode::ElementAddr, ResultTy, {R, L})->result();
+  if (L->Ty->isPointer() && R->Ty->isPointer() && Kind == BinaryOp::Sub)
+    return unsupported(L->Def ? L->Def->Loc : SourceLoc(), "subtracting pointers");
+  // Both sides have the operator's type after sema, but make variability agree.
+  bool Varying = L->Ty->isVarying() || R->Ty->isVarying();
+  if (Varying) {
+    if (L->Ty->isUniform())
+      L = convert(L, B.types().withVariability(L->Ty, Variability::Varying));
+    if (R->Ty->isUniform())
+      R = convert(R, B.types().withVariability(R->Ty, Variability::Varying));
+  }
+  Op *O = B.create(OpCode::Binary, ResultTy, {L, R});
+  O->BinOp = Kind;
+  return O->result();
+}
+
+Value *FunctionLowering::unary(UnaryExpr *E) {
+  switch (E->Op) {
+  case UnaryOp::PreInc:
+  case UnaryOp::PreDec:
+  case UnaryOp::PostInc:
+  case UnaryOp::PostDec:
+    return incDec(E);
+  case UnaryOp::Plus:
+    return convert(rvalue(E->Operand), E->Ty);
+  case UnaryOp::AddrOf:
+    return convert(address(E->Operand), E->Ty);
+  case UnaryOp::Deref:
+    return B.load(rvalue(E->Operand));
+  case UnaryOp::Minus:
+  case UnaryOp::Not:
+  case UnaryOp::BitNot: {
+    Value *V = convert(rvalue(E->Operand), E->Ty);
+    Op *O = B.create(OpCode::Unary, E->Ty, {V});
+    O->UnOp = E->Op;
+    return O->result();
+  }
+  }
+  return unsupported(E->Loc, "this operator");
+}
+
+Value *FunctionLowering::incDec(UnaryExpr *E) {
+  Value *Addr = address(E->Operand);
+  Value *Old = B.load(Addr);
+  bool Inc = E->Op == UnaryOp::PreInc || E->Op == UnaryOp::PostInc;
+  Value *New;
+  if (Old->Ty->isPointer()) {
+    Value *Step = B.constInt(Inc ? 1 : -1, B.types().getAtomic(Type::Int64, Variability::Uniform));
+    New = arith(BinaryOp::Add, Old, Step, Old->Ty);
+  } else {
+    Value *One;
+    if (Old->Ty->isFloatingPoint()) {
+      Op *C = B.create(OpCode::ConstFloat, uniformOf(Old->Ty));
+      C->FImm = 1.0;
+      One = C->result();
+    } else {
+      One = B.constInt(1, uniformOf(Old->Ty));
+    }
+    New = arith(Inc ? BinaryOp::Add : BinaryOp::Sub, Old, One, Old->Ty);
+  }
+  B.store(Addr, New);
+  bool Post = E->Op == UnaryOp::PostInc || E->Op == UnaryOp::PostDec;
+  return Post ? Old : New;
+}
+
+Value *FunctionLowering::binary(BinaryExpr *E) {
+  if (E->Op == BinaryOp::LogicalAnd || E->Op == BinaryOp::LogicalOr)
+    return logical(E);
+  if (E->Op == BinaryOp::Comma) {
+    rvalue(E->LHS);
+    return rvalue(E->RHS);
+  }
+  Value *L = rvalue(E->LHS);
+  Value *R = rvalue(E->RHS);
+  return arith(E->Op, L, R, E->Ty);
+}
+
+Value *FunctionLowering::logical(BinaryExpr *E) {
+  // a && b: b runs only on the lanes where a holds (it may guard a load).
+  Value *Tmp = B.var(E->Ty);
+  Value *L = convert(rvalue(E->LHS), E->Ty);
+  B.store(Tmp, L);
+  Value *Cond = L;
+  if (E->Op == BinaryOp::LogicalOr) {
+    Op *N = B.create(OpCode::Unary, L->Ty, {L});
+    N->UnOp = UnaryOp::Not;
+    Cond = N->result();
+  }
+  Op *If = B.create(OpCode::If, nullptr, {Cond});
+  Region *Saved = B.insertRegion();
+  B.setInsertRegion(B.addRegion(If));
+  B.store(Tmp, convert(rvalue(E->RHS), E->Ty));
+  B.setInsertRegion(Saved);
+  B.addRegion(If);
+  return B.load(Tmp);
+}
+
+Value *FunctionLowering::conditional(ConditionalExpr *E) {
+  Value *C = rvalue(E->Cond);
+  if (E->Ty->isVoid()) {
+    Op *If = B.create(OpCode::If, nullptr, {C});
+    Region *Saved = B.insertRegion();
+    B.setInsertRegion(B.addRegion(If));
+    rvalue(E->Then);
+    B.setInsertRegion(B.addRegion(If));
+    rvalue(E->Else);
+    B.setInsertRegion(Saved);
+    return nullptr;
+  }
+  Value *Tmp = B.var(E->Ty);
+  Op *If = B.create(OpCode::If, nullptr, {C});
+  Region *Saved = B.insertRegion();
+  B.setInsertRegion(B.addRegion(If));
+  B.store(Tmp, convert(rvalue(E->Then), E->Ty));
+  B.setInsertRegion(B.addRegion(If));
+  B.store(Tmp, convert(rvalue(E->Else), E->Ty));
+  B.setInsertRegion(Saved);
+  return B.load(Tmp);
+}
+
+Value *FunctionLowering::assign(AssignExpr *E) {
+  Value *Addr = address(E->LHS);
+  const Type *LTy = loadedType(B.types(), Addr->Ty);
+  Value *R = rvalue(E->RHS);
+  Value *New;
+  if (E->Op) {
+    Value *Old = B.load(Addr);
+    // Compute in the right-hand side's type (sema converted it to the
+    // operation type), then store in the left-hand side's.
+    const Type *OpTy = Old->Ty->isPointer() ? Old->Ty : R->Ty;
+    if (Old->Ty->isVarying() && OpTy->isUniform())
+      OpTy = B.types().withVariability(OpTy, Variability::Varying);
+    New = convert(arith(*E->Op, convert(Old, Old->Ty->isPointer() ? Old->Ty : OpTy), R, OpTy),
+                  LTy);
+  } else {
+    New = convert(R, LTy);
+  }
+  B.store(Addr, New);
+  return New;
+}
+
+Value *FunctionLowering::call(CallExpr *E) {
+  std::vector<Value *> Args;
+  FunctionDecl *FD = E->ResolvedCallee;
+  if (!FD)
+    if (auto *DR = dyn_cast<DeclRefExpr>(E->Callee))
+      FD = dyn_cast_or_null<FunctionDecl>(DR->D);
+  const Type *FnTy = FD ? FD->Ty : nullptr;
+  if (!FD) {
+    Value *Ptr = rvalue(E->Callee);
+    if (E->Kind != CallKind::Plain || !Ptr->Ty->isPointer())
+      return unsupported(E->Loc, "this call");
+    FnTy = Ptr->Ty->getPointee();
+    Args.push_back(Ptr);
+  }
+  const auto &Params = FnTy->getParamTypes();
+  for (size_t I = 0; I < E->Args.size(); ++I) {
+    Value *A = rvalue(E->Args[I]);
+    // crev passes each lane's value to a uniform parameter: keep it varying
+    // here; the divergence transform extracts the lanes.
+    if (I < Params.size() && !(E->Kind == CallKind::Crev && A->Ty->isVarying()))
+      A = convert(A, Params[I]);
+    Args.push_back(A);
+  }
+  std::vector<Value *> Counts;
+  for (Expr *N : E->LaunchCounts)
+    Counts.push_back(convert(rvalue(N), B.types().getAtomic(Type::Int32, Variability::Uniform)));
+  OpCode Code = E->Kind == CallKind::Crev     ? OpCode::Crev
+                : E->Kind == CallKind::Launch ? OpCode::Launch
+                                              : OpCode::Call;
+  const Type *ResultTy = E->Ty && !E->Ty->isVoid() ? E->Ty : nullptr;
+  Op *O = B.create(Code, ResultTy, Args);
+  if (FD)
+    O->Callee = ML.functionFor(FD);
+  O->LaunchCounts = std::move(Counts);
+  return O->result();
+}
+
+} // namespace
+
+std::unique_ptr<Module> lowerToIR(ASTContext &Ctx, const TargetInfo &Target,
+                                  DiagnosticEngine &Diags) {
+  return ModuleLowering(Ctx, Target, Diags).run();
+}
+
+} // namespace spmdc::ir
