@@ -130,9 +130,8 @@ static float ambientOcclusion(const Isect &I, const Plane &P, const Sphere Spher
 
 void ao_scalar(int W, int H, int NSubsamples, float *Image) {
   const Plane ThePlane = {{0.0f, -0.5f, 0.0f}, {0.0f, 1.0f, 0.0f}};
-  const Sphere Spheres[3] = {{{-2.0f, 0.0f, -3.5f}, 0.5f},
-                             {{-0.5f, 0.0f, -3.0f}, 0.5f},
-                             {{1.0f, 0.0f, -2.2f}, 0.5f}};
+  const Sphere Spheres[3] = {
+      {{-2.0f, 0.0f, -3.5f}, 0.5f}, {{-0.5f, 0.0f, -3.0f}, 0.5f}, {{1.0f, 0.0f, -2.2f}, 0.5f}};
   const float InvSamples = 1.0f / (NSubsamples * NSubsamples);
   for (int Y = 0; Y < H; ++Y)
     for (int X = 0; X < W; ++X) {

@@ -9,7 +9,7 @@
 
 int main(int Argc, char **Argv) {
   bench::Options Opts = bench::parseOptions(Argc, Argv);
-  const int W = Opts.Small ? 48 : 256, H = Opts.Small ? 48 : 256;
+  const int W = Opts.Small ? 48 : 200, H = Opts.Small ? 48 : 200;
   const int NSubsamples = 1;
   const size_t N = size_t(W) * H;
   std::vector<float> Scalar(N, -1), Spmd(N, -1), Tasks(N, -1);

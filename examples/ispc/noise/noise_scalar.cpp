@@ -26,13 +26,12 @@ static float noise(float X, float Y, float Z) {
   float U = fade(X), V = fade(Y), W = fade(Z);
   int A = Perm[XI] + YI, AA = Perm[A] + ZI, AB = Perm[A + 1] + ZI;
   int B = Perm[XI + 1] + YI, BA = Perm[B] + ZI, BB = Perm[B + 1] + ZI;
-  return lerp(W,
-              lerp(V, lerp(U, grad(Perm[AA], X, Y, Z), grad(Perm[BA], X - 1, Y, Z)),
-                   lerp(U, grad(Perm[AB], X, Y - 1, Z), grad(Perm[BB], X - 1, Y - 1, Z))),
-              lerp(V,
-                   lerp(U, grad(Perm[AA + 1], X, Y, Z - 1), grad(Perm[BA + 1], X - 1, Y, Z - 1)),
-                   lerp(U, grad(Perm[AB + 1], X, Y - 1, Z - 1),
-                        grad(Perm[BB + 1], X - 1, Y - 1, Z - 1))));
+  return lerp(
+      W,
+      lerp(V, lerp(U, grad(Perm[AA], X, Y, Z), grad(Perm[BA], X - 1, Y, Z)),
+           lerp(U, grad(Perm[AB], X, Y - 1, Z), grad(Perm[BB], X - 1, Y - 1, Z))),
+      lerp(V, lerp(U, grad(Perm[AA + 1], X, Y, Z - 1), grad(Perm[BA + 1], X - 1, Y, Z - 1)),
+           lerp(U, grad(Perm[AB + 1], X, Y - 1, Z - 1), grad(Perm[BB + 1], X - 1, Y - 1, Z - 1))));
 }
 
 static float turbulence(float X, float Y, float Z, int Octaves) {

@@ -35,9 +35,8 @@ int main(int Argc, char **Argv) {
 
   double BsScalarMs = bench::bestOf(
       Opts.Runs, [&] { black_scholes_scalar(Sp, Xp, Tp, Rp, Vp, BsScalar.data(), CountBS); });
-  double BsSpmdMs = bench::bestOf(Opts.Runs, [&] {
-    spmd::black_scholes_spmd(Sp, Xp, Tp, Rp, Vp, BsSpmd.data(), CountBS);
-  });
+  double BsSpmdMs = bench::bestOf(
+      Opts.Runs, [&] { spmd::black_scholes_spmd(Sp, Xp, Tp, Rp, Vp, BsSpmd.data(), CountBS); });
   double BsTasksMs = bench::bestOf(Opts.Runs, [&] {
     spmd::black_scholes_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BsTasks.data(), CountBS);
   });
@@ -45,16 +44,14 @@ int main(int Argc, char **Argv) {
       Opts.Runs, [&] { binomial_scalar(Sp, Xp, Tp, Rp, Vp, BinScalar.data(), CountBin); });
   double BinSpmdMs = bench::bestOf(
       Opts.Runs, [&] { spmd::binomial_spmd(Sp, Xp, Tp, Rp, Vp, BinSpmd.data(), CountBin); });
-  double BinTasksMs = bench::bestOf(Opts.Runs, [&] {
-    spmd::binomial_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BinTasks.data(), CountBin);
-  });
+  double BinTasksMs = bench::bestOf(
+      Opts.Runs, [&] { spmd::binomial_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BinTasks.data(), CountBin); });
 
   if (!bench::checkClose("black-scholes", BsScalar.data(), BsSpmd.data(), CountBS, 1e-4, 1e-4) ||
       !bench::checkClose("black-scholes tasks", BsScalar.data(), BsTasks.data(), CountBS, 1e-4,
                          1e-4) ||
       !bench::checkClose("binomial", BinScalar.data(), BinSpmd.data(), CountBin, 1e-3, 1e-3) ||
-      !bench::checkClose("binomial tasks", BinScalar.data(), BinTasks.data(), CountBin, 1e-3,
-                         1e-3))
+      !bench::checkClose("binomial tasks", BinScalar.data(), BinTasks.data(), CountBin, 1e-3, 1e-3))
     return 1;
   std::printf("check: ok\n");
   bench::report("options/black-scholes", "", BsScalarMs, BsSpmdMs);

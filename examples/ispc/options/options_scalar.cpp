@@ -31,8 +31,8 @@ void black_scholes_scalar(const float *S, const float *X, const float *T, const 
   }
 }
 
-void binomial_scalar(const float *S, const float *X, const float *T, const float *R,
-                     const float *V, float *Result, int Count) {
+void binomial_scalar(const float *S, const float *X, const float *T, const float *R, const float *V,
+                     float *Result, int Count) {
   for (int I = 0; I < Count; ++I) {
     float Tree[BinomialSteps];
     float Dt = T[I] / BinomialSteps;

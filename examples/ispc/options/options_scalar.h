@@ -2,5 +2,5 @@
 #pragma once
 void black_scholes_scalar(const float *S, const float *X, const float *T, const float *R,
                           const float *V, float *Result, int Count);
-void binomial_scalar(const float *S, const float *X, const float *T, const float *R,
-                     const float *V, float *Result, int Count);
+void binomial_scalar(const float *S, const float *X, const float *T, const float *R, const float *V,
+                     float *Result, int Count);

@@ -26,17 +26,17 @@ int main(int Argc, char **Argv) {
   double ScalarMs = 1e300, SpmdMs = 1e300, TasksMs = 1e300;
   for (int R = 0; R < Opts.Runs; ++R) {
     Scalar = Input;
-    ScalarMs = std::min(ScalarMs, bench::bestOf(1, [&] {
-      sort_scalar(Scalar.data(), Tmp.data(), N);
-    }));
+    ScalarMs =
+        std::min(ScalarMs, bench::bestOf(1, [&] { sort_scalar(Scalar.data(), Tmp.data(), N); }));
     Spmd = Input;
     SpmdMs = std::min(SpmdMs, bench::bestOf(1, [&] {
-      spmd::sort_spmd(Spmd.data(), Tmp.data(), N, Scratch.data());
-    }));
+                        spmd::sort_spmd(Spmd.data(), Tmp.data(), N, Scratch.data());
+                      }));
     TasksOut = Input;
-    TasksMs = std::min(TasksMs, bench::bestOf(1, [&] {
-      spmd::sort_spmd_tasks(TasksOut.data(), Tmp.data(), N, Tasks, Scratch.data());
-    }));
+    TasksMs =
+        std::min(TasksMs, bench::bestOf(1, [&] {
+                   spmd::sort_spmd_tasks(TasksOut.data(), Tmp.data(), N, Tasks, Scratch.data());
+                 }));
   }
   if (!std::is_sorted(Scalar.begin(), Scalar.end())) {
     std::printf("check: the scalar sort is not sorted\n");

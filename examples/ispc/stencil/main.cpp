@@ -34,26 +34,25 @@ int main(int Argc, char **Argv) {
   for (int R = 0; R < Opts.Runs; ++R) {
     Reset(EvenScalar, OddScalar);
     ScalarMs = std::min(ScalarMs, bench::bestOf(1, [&] {
-      stencil_scalar(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef, Vsq.data(),
-                     EvenScalar.data(), OddScalar.data());
-    }));
+                          stencil_scalar(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef,
+                                         Vsq.data(), EvenScalar.data(), OddScalar.data());
+                        }));
     Reset(EvenSpmd, OddSpmd);
     SpmdMs = std::min(SpmdMs, bench::bestOf(1, [&] {
-      spmd::stencil_spmd(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef, Vsq.data(),
-                         EvenSpmd.data(), OddSpmd.data());
-    }));
+                        spmd::stencil_spmd(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef,
+                                           Vsq.data(), EvenSpmd.data(), OddSpmd.data());
+                      }));
     Reset(EvenTasks, OddTasks);
     TasksMs = std::min(TasksMs, bench::bestOf(1, [&] {
-      spmd::stencil_spmd_tasks(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef, Vsq.data(),
-                               EvenTasks.data(), OddTasks.data());
-    }));
+                         spmd::stencil_spmd_tasks(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef,
+                                                  Vsq.data(), EvenTasks.data(), OddTasks.data());
+                       }));
   }
   if (!bench::checkClose("stencil even", EvenScalar.data(), EvenSpmd.data(), Cells, 1e-4, 1e-5) ||
       !bench::checkClose("stencil odd", OddScalar.data(), OddSpmd.data(), Cells, 1e-4, 1e-5) ||
       !bench::checkClose("stencil tasks even", EvenScalar.data(), EvenTasks.data(), Cells, 1e-4,
                          1e-5) ||
-      !bench::checkClose("stencil tasks odd", OddScalar.data(), OddTasks.data(), Cells, 1e-4,
-                         1e-5))
+      !bench::checkClose("stencil tasks odd", OddScalar.data(), OddTasks.data(), Cells, 1e-4, 1e-5))
     return 1;
   std::printf("check: ok\n");
   bench::report("stencil", "", ScalarMs, SpmdMs);

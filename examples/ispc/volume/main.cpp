@@ -12,7 +12,7 @@
 int main(int Argc, char **Argv) {
   bench::Options Opts = bench::parseOptions(Argc, Argv);
   const int N = Opts.Small ? 32 : 96;
-  const int Width = Opts.Small ? 48 : 192, Height = Opts.Small ? 48 : 192;
+  const int Width = Opts.Small ? 48 : 144, Height = Opts.Small ? 48 : 144;
   const float Step = Opts.Small ? 1.0f / 48 : 1.0f / 128;
   const int LightSteps = Opts.Small ? 4 : 8;
 

@@ -84,8 +84,8 @@ static float renderRay(const float *Density, int N, float Ox, float Oy, float Oz
   return Radiance;
 }
 
-void volume_scalar(const float *Density, int N, int Width, int Height, float Step,
-                   int LightSteps, float *Image) {
+void volume_scalar(const float *Density, int N, int Width, int Height, float Step, int LightSteps,
+                   float *Image) {
   const float Ox = 0.5f, Oy = 0.5f, Oz = -1.2f;
   for (int Row = 0; Row < Height; ++Row)
     for (int Col = 0; Col < Width; ++Col) {
