@@ -13,10 +13,10 @@ int main(int Argc, char **Argv) {
   const int NSubsamples = 1;
   const size_t N = size_t(W) * H;
   std::vector<float> Scalar(N, -1), Spmd(N, -1), Tasks(N, -1);
-  double ScalarMs = bench::bestOf(Opts.Runs, [&] { ao_scalar(W, H, NSubsamples, Scalar.data()); });
-  double SpmdMs = bench::bestOf(Opts.Runs, [&] { spmd::ao_spmd(W, H, NSubsamples, Spmd.data()); });
-  double TasksMs =
-      bench::bestOf(Opts.Runs, [&] { spmd::ao_spmd_tasks(W, H, NSubsamples, Tasks.data()); });
+  auto [ScalarMs, SpmdMs, TasksMs] = bench::bestOfInterleaved(
+      Opts.Runs, [&] { ao_scalar(W, H, NSubsamples, Scalar.data()); },
+      [&] { spmd::ao_spmd(W, H, NSubsamples, Spmd.data()); },
+      [&] { spmd::ao_spmd_tasks(W, H, NSubsamples, Tasks.data()); });
   if (!bench::checkClose("aobench", Scalar.data(), Spmd.data(), N, 0.0, 1e-5) ||
       !bench::checkClose("aobench tasks", Scalar.data(), Tasks.data(), N, 0.0, 1e-5))
     return 1;

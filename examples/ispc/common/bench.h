@@ -3,6 +3,7 @@
 #define SPMDC_EXAMPLES_BENCH_H
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -48,6 +49,20 @@ template <typename Fn> double bestOf(int Runs, Fn &&F) {
     F();
     auto End = std::chrono::steady_clock::now();
     Best = std::min(Best, std::chrono::duration<double, std::milli>(End - Start).count());
+  }
+  return Best;
+}
+
+// Runs each of the functions once per round, in turn, for `Runs` rounds, and returns each
+// one's fastest run in milliseconds. Interleaving exposes the versions compared to the same
+// machine load (the benchmarks share their machine).
+template <typename... Fns>
+std::array<double, sizeof...(Fns)> bestOfInterleaved(int Runs, Fns &&...F) {
+  std::array<double, sizeof...(Fns)> Best;
+  Best.fill(1e300);
+  for (int R = 0; R < Runs; ++R) {
+    size_t I = 0;
+    ((Best[I] = std::min(Best[I], bestOf(1, F)), ++I), ...);
   }
   return Best;
 }

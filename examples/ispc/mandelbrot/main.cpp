@@ -13,15 +13,13 @@ int main(int Argc, char **Argv) {
   const size_t N = size_t(Width) * Height;
   std::vector<int> Scalar(N, -1), Spmd(N, -1), Tasks(N, -1);
 
-  double ScalarMs = bench::bestOf(Opts.Runs, [&] {
-    mandelbrot_scalar(X0, Y0, X1, Y1, Width, Height, MaxIterations, Scalar.data());
-  });
-  double SpmdMs = bench::bestOf(Opts.Runs, [&] {
-    spmd::mandelbrot_spmd(X0, Y0, X1, Y1, Width, Height, MaxIterations, Spmd.data());
-  });
-  double TasksMs = bench::bestOf(Opts.Runs, [&] {
-    spmd::mandelbrot_spmd_tasks(X0, Y0, X1, Y1, Width, Height, MaxIterations, Tasks.data());
-  });
+  auto [ScalarMs, SpmdMs, TasksMs] = bench::bestOfInterleaved(
+      Opts.Runs,
+      [&] { mandelbrot_scalar(X0, Y0, X1, Y1, Width, Height, MaxIterations, Scalar.data()); },
+      [&] { spmd::mandelbrot_spmd(X0, Y0, X1, Y1, Width, Height, MaxIterations, Spmd.data()); },
+      [&] {
+        spmd::mandelbrot_spmd_tasks(X0, Y0, X1, Y1, Width, Height, MaxIterations, Tasks.data());
+      });
 
   // Iteration counts are integers computed with the same float operations: exact.
   if (!bench::checkExact("mandelbrot", Scalar.data(), Spmd.data(), N) ||

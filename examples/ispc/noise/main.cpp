@@ -13,10 +13,9 @@ int main(int Argc, char **Argv) {
   const float X0 = -10.0f, Y0 = -10.0f, X1 = 10.0f, Y1 = 10.0f, Z = 0.6f;
   const size_t N = size_t(Width) * Height;
   std::vector<float> Scalar(N, -1), Spmd(N, -1);
-  double ScalarMs = bench::bestOf(
-      Opts.Runs, [&] { noise_scalar(X0, Y0, X1, Y1, Z, Width, Height, Octaves, Scalar.data()); });
-  double SpmdMs = bench::bestOf(
-      Opts.Runs, [&] { spmd::noise_spmd(X0, Y0, X1, Y1, Z, Width, Height, Octaves, Spmd.data()); });
+  auto [ScalarMs, SpmdMs] = bench::bestOfInterleaved(
+      Opts.Runs, [&] { noise_scalar(X0, Y0, X1, Y1, Z, Width, Height, Octaves, Scalar.data()); },
+      [&] { spmd::noise_spmd(X0, Y0, X1, Y1, Z, Width, Height, Octaves, Spmd.data()); });
   if (!bench::checkClose("noise", Scalar.data(), Spmd.data(), N, 0.0, 1e-4))
     return 1;
   std::printf("check: ok\n");

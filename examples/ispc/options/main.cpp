@@ -33,19 +33,14 @@ int main(int Argc, char **Argv) {
   std::vector<float> BinScalar(N, -1), BinSpmd(N, -1), BinTasks(N, -1);
   const float *Sp = S.data(), *Xp = X.data(), *Tp = T.data(), *Rp = R.data(), *Vp = V.data();
 
-  double BsScalarMs = bench::bestOf(
-      Opts.Runs, [&] { black_scholes_scalar(Sp, Xp, Tp, Rp, Vp, BsScalar.data(), CountBS); });
-  double BsSpmdMs = bench::bestOf(
-      Opts.Runs, [&] { spmd::black_scholes_spmd(Sp, Xp, Tp, Rp, Vp, BsSpmd.data(), CountBS); });
-  double BsTasksMs = bench::bestOf(Opts.Runs, [&] {
-    spmd::black_scholes_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BsTasks.data(), CountBS);
-  });
-  double BinScalarMs = bench::bestOf(
-      Opts.Runs, [&] { binomial_scalar(Sp, Xp, Tp, Rp, Vp, BinScalar.data(), CountBin); });
-  double BinSpmdMs = bench::bestOf(
-      Opts.Runs, [&] { spmd::binomial_spmd(Sp, Xp, Tp, Rp, Vp, BinSpmd.data(), CountBin); });
-  double BinTasksMs = bench::bestOf(
-      Opts.Runs, [&] { spmd::binomial_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BinTasks.data(), CountBin); });
+  auto [BsScalarMs, BsSpmdMs, BsTasksMs] = bench::bestOfInterleaved(
+      Opts.Runs, [&] { black_scholes_scalar(Sp, Xp, Tp, Rp, Vp, BsScalar.data(), CountBS); },
+      [&] { spmd::black_scholes_spmd(Sp, Xp, Tp, Rp, Vp, BsSpmd.data(), CountBS); },
+      [&] { spmd::black_scholes_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BsTasks.data(), CountBS); });
+  auto [BinScalarMs, BinSpmdMs, BinTasksMs] = bench::bestOfInterleaved(
+      Opts.Runs, [&] { binomial_scalar(Sp, Xp, Tp, Rp, Vp, BinScalar.data(), CountBin); },
+      [&] { spmd::binomial_spmd(Sp, Xp, Tp, Rp, Vp, BinSpmd.data(), CountBin); },
+      [&] { spmd::binomial_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BinTasks.data(), CountBin); });
 
   if (!bench::checkClose("black-scholes", BsScalar.data(), BsSpmd.data(), CountBS, 1e-4, 1e-4) ||
       !bench::checkClose("black-scholes tasks", BsScalar.data(), BsTasks.data(), CountBS, 1e-4,

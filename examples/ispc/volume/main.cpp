@@ -39,15 +39,13 @@ int main(int Argc, char **Argv) {
 
   const size_t Pixels = size_t(Width) * Height;
   std::vector<float> Scalar(Pixels, -1), Spmd(Pixels, -1), Tasks(Pixels, -1);
-  double ScalarMs = bench::bestOf(Opts.Runs, [&] {
-    volume_scalar(Density.data(), N, Width, Height, Step, LightSteps, Scalar.data());
-  });
-  double SpmdMs = bench::bestOf(Opts.Runs, [&] {
-    spmd::volume_spmd(Density.data(), N, Width, Height, Step, LightSteps, Spmd.data());
-  });
-  double TasksMs = bench::bestOf(Opts.Runs, [&] {
-    spmd::volume_spmd_tasks(Density.data(), N, Width, Height, Step, LightSteps, Tasks.data());
-  });
+  auto [ScalarMs, SpmdMs, TasksMs] = bench::bestOfInterleaved(
+      Opts.Runs,
+      [&] { volume_scalar(Density.data(), N, Width, Height, Step, LightSteps, Scalar.data()); },
+      [&] { spmd::volume_spmd(Density.data(), N, Width, Height, Step, LightSteps, Spmd.data()); },
+      [&] {
+        spmd::volume_spmd_tasks(Density.data(), N, Width, Height, Step, LightSteps, Tasks.data());
+      });
   if (!bench::checkClose("volume", Scalar.data(), Spmd.data(), Pixels, 1e-4, 1e-5) ||
       !bench::checkClose("volume tasks", Scalar.data(), Tasks.data(), Pixels, 1e-4, 1e-5))
     return 1;
