@@ -34,6 +34,17 @@ prepare() {
     "$cuda/bin/ptxas" -arch=sm_90 -v "$p" -o /dev/null >>"$out/ptxas.log" 2>&1 ||
       { cat "$out/ptxas.log" >&2; echo "prepare: ptxas rejects $p" >&2; exit 1; }
   done
+  # The kernels' logic first, on this CPU: each .spmd built for the host
+  # against scalar C++ (examples/gpu/cpu_check.cpp).
+  local cpu="$root/build/gpu-bench-cpu"
+  rm -rf "$cpu" && mkdir -p "$cpu"
+  for k in "${kernels[@]}"; do
+    "$spmdc" --target=host -O2 "$root/examples/gpu/$k.spmd" -o "$cpu/$k.o" -h "$cpu/${k}_cpu.h" ||
+      { echo "prepare: spmdc --target=host failed on $k.spmd" >&2; exit 1; }
+  done
+  c++ -O2 -std=c++17 -I"$cpu" "$root/examples/gpu/cpu_check.cpp" "$cpu"/*.o -o "$cpu/cpu_check" &&
+    "$cpu/cpu_check" || { echo "prepare: the kernels are wrong on the CPU" >&2; exit 1; }
+  rm -rf "$cpu"
   cp "$root"/examples/gpu/*.cu "$root"/examples/gpu/*.h "$root"/runtime/cuda/spmdc_cuda.h \
     "$root"/runtime/cuda/spmdc_cuda.c "$out/src/"
   cp "$root/examples/cuda-host/main.cpp" "$out/cuda-host/"
