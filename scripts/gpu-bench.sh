@@ -9,13 +9,20 @@
 # `run` exits non-zero when a build fails or the spmdc and CUDA results disagree.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cuda="${CUDA_HOME:-/usr/local/cuda}"
+# The CUDA toolkit: $CUDA_HOME, else the one whose nvcc is on PATH, else /usr/local/cuda.
+if [ -n "${CUDA_HOME:-}" ]; then
+  cuda="$CUDA_HOME"
+elif command -v nvcc >/dev/null; then
+  cuda="$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)"
+else
+  cuda=/usr/local/cuda
+fi
 kernels=(saxpy stencil mandelbrot options)
 
 # nvcc and its flags for the benchmark; the same here (checked against the stub
 # libcuda) and on the GPU machine.
 nvcc_flags=(-O3 -arch=sm_90 -std=c++17)
-nvcc="$(command -v nvcc || echo "$cuda/bin/nvcc")"
+nvcc="$cuda/bin/nvcc"
 
 prepare() {
   local out="$root/build/gpu-bench" spmdc="$root/build/bin/spmdc" k
@@ -42,8 +49,11 @@ prepare() {
     "$spmdc" --target=host -O2 "$root/examples/gpu/$k.spmd" -o "$cpu/$k.o" -h "$cpu/${k}_cpu.h" ||
       { echo "prepare: spmdc --target=host failed on $k.spmd" >&2; exit 1; }
   done
-  c++ -O2 -std=c++17 -I"$cpu" "$root/examples/gpu/cpu_check.cpp" "$cpu"/*.o -o "$cpu/cpu_check" &&
-    "$cpu/cpu_check" || { echo "prepare: the kernels are wrong on the CPU" >&2; exit 1; }
+  if ! c++ -O2 -std=c++17 -I"$cpu" "$root/examples/gpu/cpu_check.cpp" "$cpu"/*.o -o "$cpu/cpu_check" ||
+    ! "$cpu/cpu_check"; then
+    echo "prepare: the kernels are wrong on the CPU" >&2
+    exit 1
+  fi
   rm -rf "$cpu"
   cp "$root"/examples/gpu/*.cu "$root"/examples/gpu/*.h "$root"/runtime/cuda/spmdc_cuda.h \
     "$root"/runtime/cuda/spmdc_cuda.c "$out/src/"
