@@ -41,16 +41,16 @@ prepare() {
     "$cuda/bin/ptxas" -arch=sm_90 -v "$p" -o /dev/null >>"$out/ptxas.log" 2>&1 ||
       { cat "$out/ptxas.log" >&2; echo "prepare: ptxas rejects $p" >&2; exit 1; }
   done
-  # The kernels' logic first, on this CPU: each .spmd built for the host
-  # against scalar C++ (examples/gpu/cpu_check.cpp).
-  local cpu="$root/build/gpu-bench-cpu"
+  # The kernels' logic first, on this CPU: built for the host as tasks
+  # (examples/gpu/cpu_tasks.spmd) and launched as 1..64 tasks, against scalar
+  # C++ (examples/gpu/cpu_check.cpp).
+  local cpu="$root/build/gpu-bench-cpu" runtime="$root/build/lib/libspmdc_runtime.a"
+  [ -f "$runtime" ] || { echo "prepare: build the runtime first (ninja -C build spmdc_runtime)" >&2; exit 1; }
   rm -rf "$cpu" && mkdir -p "$cpu"
-  for k in "${kernels[@]}"; do
-    "$spmdc" --target=host -O2 "$root/examples/gpu/$k.spmd" -o "$cpu/$k.o" -h "$cpu/${k}_cpu.h" ||
-      { echo "prepare: spmdc --target=host failed on $k.spmd" >&2; exit 1; }
-  done
-  if ! c++ -O2 -std=c++17 -I"$cpu" "$root/examples/gpu/cpu_check.cpp" "$cpu"/*.o -o "$cpu/cpu_check" ||
-    ! "$cpu/cpu_check"; then
+  "$spmdc" --target=host -O2 "$root/examples/gpu/cpu_tasks.spmd" -o "$cpu/cpu_tasks.o" -h "$cpu/cpu_tasks.h" ||
+    { echo "prepare: spmdc --target=host failed on cpu_tasks.spmd" >&2; exit 1; }
+  if ! c++ -O2 -std=c++17 -ffp-contract=off -I"$cpu" "$root/examples/gpu/cpu_check.cpp" "$cpu/cpu_tasks.o" \
+    "$runtime" -lpthread -o "$cpu/cpu_check" || ! "$cpu/cpu_check"; then
     echo "prepare: the kernels are wrong on the CPU" >&2
     exit 1
   fi
