@@ -3,7 +3,8 @@
 // helper of the generated header saxpy_host.h, checks y = a*x + y, prints it.
 //
 //   spmdc --target=nvptx-sm_90 saxpy.spmd -o saxpy.ptx -h saxpy_host.h
-//   g++ -O2 -I. -I/usr/local/cuda/include main.cpp spmdc_cuda.c -L/usr/local/cuda/lib64 -lcuda -o saxpy
+//   g++ -O2 -I. -I/usr/local/cuda/include main.cpp spmdc_cuda.c -L/usr/local/cuda/lib64 -lcuda -o
+//   saxpy
 //   ./saxpy saxpy.ptx
 #include "saxpy_host.h"
 #include "spmdc_cuda.h"
@@ -44,7 +45,8 @@ int main(int Argc, char **Argv) {
     Y[I] = static_cast<float>(I % 7) - 3.0f;
   }
   CUdeviceptr DX, DY;
-  if (!ok(cuMemAlloc(&DX, N * sizeof(float)), "cuMemAlloc") || !ok(cuMemAlloc(&DY, N * sizeof(float)), "cuMemAlloc") ||
+  if (!ok(cuMemAlloc(&DX, N * sizeof(float)), "cuMemAlloc") ||
+      !ok(cuMemAlloc(&DY, N * sizeof(float)), "cuMemAlloc") ||
       !ok(cuMemcpyHtoD(DX, X.data(), N * sizeof(float)), "cuMemcpyHtoD") ||
       !ok(cuMemcpyHtoD(DY, Y.data(), N * sizeof(float)), "cuMemcpyHtoD"))
     return 1;
@@ -52,8 +54,8 @@ int main(int Argc, char **Argv) {
   // One gang (warp) per 32 elements, 8 warps (256 threads) per block.
   const unsigned Warps = (N + 31) / 32, WarpsPerBlock = 8;
   spmd::spmd_saxpy_params Params = {N, A, DX, DY};
-  if (!ok(spmd::spmd_launch_saxpy(Kernel, (Warps + WarpsPerBlock - 1) / WarpsPerBlock, WarpsPerBlock, nullptr,
-                                  &Params),
+  if (!ok(spmd::spmd_launch_saxpy(Kernel, (Warps + WarpsPerBlock - 1) / WarpsPerBlock,
+                                  WarpsPerBlock, nullptr, &Params),
           "launch saxpy") ||
       !ok(cuCtxSynchronize(), "saxpy kernel") ||
       !ok(cuMemcpyDtoH(Result.data(), DY, N * sizeof(float)), "cuMemcpyDtoH"))
@@ -63,13 +65,14 @@ int main(int Argc, char **Argv) {
   int Wrong = 0;
   for (int I = 0; I < N; ++I) {
     float Expected = A * X[I] + Y[I];
-    if (std::fabs(Result[I] - Expected) > 1e-6f * (std::fabs(A * X[I]) + std::fabs(Y[I])) + 1e-30f) {
+    if (std::fabs(Result[I] - Expected) >
+        1e-6f * (std::fabs(A * X[I]) + std::fabs(Y[I])) + 1e-30f) {
       if (Wrong++ < 5)
         std::fprintf(stderr, "y[%d] = %g, expected %g\n", I, Result[I], Expected);
     }
   }
-  std::printf("saxpy on the GPU: n = %d, a = %g: y[0] = %g, y[1] = %g, y[%d] = %g; %s\n", N, A, Result[0], Result[1],
-              N - 1, Result[N - 1], Wrong ? "WRONG" : "all elements correct");
+  std::printf("saxpy on the GPU: n = %d, a = %g: y[0] = %g, y[1] = %g, y[%d] = %g; %s\n", N, A,
+              Result[0], Result[1], N - 1, Result[N - 1], Wrong ? "WRONG" : "all elements correct");
   cuMemFree(DX);
   cuMemFree(DY);
   spmdc_cuda_unload(&Module);

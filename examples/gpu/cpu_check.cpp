@@ -27,7 +27,8 @@ int Failures = 0;
 const int TaskCounts[] = {1, 3, 7, 64};
 
 // |got - want| <= Tol * max(1, |want|) everywhere; prints the verdict.
-void compare(const char *Name, int Tasks, const std::vector<float> &Want, const std::vector<float> &Got, double Tol) {
+void compare(const char *Name, int Tasks, const std::vector<float> &Want,
+             const std::vector<float> &Got, double Tol) {
   size_t Bad = 0;
   double Worst = 0;
   for (size_t I = 0; I < Want.size(); ++I) {
@@ -35,8 +36,8 @@ void compare(const char *Name, int Tasks, const std::vector<float> &Want, const 
     Worst = std::max(Worst, std::isnan(Err) ? INFINITY : Err);
     Bad += !(Err <= Tol);
   }
-  std::printf("%-14s %2d tasks %s: %zu values, max rel err %.2g (tol %.0e)\n", Name, Tasks, Bad ? "FAIL" : "ok",
-              Want.size(), Worst, Tol);
+  std::printf("%-14s %2d tasks %s: %zu values, max rel err %.2g (tol %.0e)\n", Name, Tasks,
+              Bad ? "FAIL" : "ok", Want.size(), Worst, Tol);
   Failures += Bad != 0;
 }
 
@@ -55,13 +56,15 @@ void checkSaxpy() {
 void checkStencil() {
   const int Nx = 37, Ny = 21, Nz = 13, Nxy = Nx * Ny;
   const float Coef[2] = {-0.6f, 0.1f};
-  std::vector<float> Vsq = randomFloats(Nxy * Nz, 0, 0.5f, 3), Ain = randomFloats(Nxy * Nz, -1, 1, 4),
-                     Out = randomFloats(Nxy * Nz, -1, 1, 5), Want = Out;
+  std::vector<float> Vsq = randomFloats(Nxy * Nz, 0, 0.5f, 3),
+                     Ain = randomFloats(Nxy * Nz, -1, 1, 4), Out = randomFloats(Nxy * Nz, -1, 1, 5),
+                     Want = Out;
   for (int Z = 1; Z < Nz - 1; ++Z)
     for (int Y = 1; Y < Ny - 1; ++Y)
       for (int X = 1; X < Nx - 1; ++X) {
         int C = Z * Nxy + Y * Nx + X;
-        float Nb = Ain[C - 1] + Ain[C + 1] + Ain[C - Nx] + Ain[C + Nx] + Ain[C - Nxy] + Ain[C + Nxy];
+        float Nb =
+            Ain[C - 1] + Ain[C + 1] + Ain[C - Nx] + Ain[C + Nx] + Ain[C - Nxy] + Ain[C + Nxy];
         Want[C] = 2.0f * Ain[C] - Want[C] + Vsq[C] * (Coef[0] * Ain[C] + Coef[1] * Nb);
       }
   for (int Tasks : TaskCounts) {
@@ -95,32 +98,37 @@ void checkMandelbrot() {
     for (int I = 0; I < W * H; ++I)
       Differ += Got[I] != Want[I];
     // Both round every operation separately (no fma): the counts must match.
-    std::printf("%-14s %2d tasks %s: %zu of %d pixels differ (tol 0)\n", "mandelbrot", Tasks, Differ ? "FAIL" : "ok",
-                Differ, W * H);
+    std::printf("%-14s %2d tasks %s: %zu of %d pixels differ (tol 0)\n", "mandelbrot", Tasks,
+                Differ ? "FAIL" : "ok", Differ, W * H);
     Failures += Differ != 0;
   }
 }
 
 float cumulativeNormal(float D) {
   float X = std::fabs(D), K = 1.0f / (1.0f + 0.2316419f * X);
-  float Poly = K * (0.319381530f + K * (-0.356563782f + K * (1.781477937f + K * (-1.821255978f + K * 1.330274429f))));
+  float Poly =
+      K * (0.319381530f +
+           K * (-0.356563782f + K * (1.781477937f + K * (-1.821255978f + K * 1.330274429f))));
   float Tail = 0.39894228040f * std::exp(-0.5f * X * X) * Poly;
   return D > 0 ? 1.0f - Tail : Tail;
 }
 
 void checkOptions() {
   const int N = 10007, Steps = 64;
-  std::vector<float> S = randomFloats(N, 50, 150, 6), X = randomFloats(N, 50, 150, 7), T = randomFloats(N, 0.1f, 2, 8),
-                     R = randomFloats(N, 0.01f, 0.06f, 9), V = randomFloats(N, 0.1f, 0.5f, 10);
+  std::vector<float> S = randomFloats(N, 50, 150, 6), X = randomFloats(N, 50, 150, 7),
+                     T = randomFloats(N, 0.1f, 2, 8), R = randomFloats(N, 0.01f, 0.06f, 9),
+                     V = randomFloats(N, 0.1f, 0.5f, 10);
   std::vector<float> Want(N), Got(N, -1);
   for (int I = 0; I < N; ++I) {
     float SqrtT = std::sqrt(T[I]);
-    float D1 = (std::log(S[I] / X[I]) + (R[I] + 0.5f * V[I] * V[I]) * T[I]) / (V[I] * SqrtT), D2 = D1 - V[I] * SqrtT;
+    float D1 = (std::log(S[I] / X[I]) + (R[I] + 0.5f * V[I] * V[I]) * T[I]) / (V[I] * SqrtT),
+          D2 = D1 - V[I] * SqrtT;
     Want[I] = S[I] * cumulativeNormal(D1) - X[I] * std::exp(-R[I] * T[I]) * cumulativeNormal(D2);
   }
   for (int Tasks : TaskCounts) {
     std::fill(Got.begin(), Got.end(), -1.0f);
-    spmd::black_scholes_tasks(Tasks, S.data(), X.data(), T.data(), R.data(), V.data(), Got.data(), N);
+    spmd::black_scholes_tasks(Tasks, S.data(), X.data(), T.data(), R.data(), V.data(), Got.data(),
+                              N);
     compare("black_scholes", Tasks, Want, Got, 1e-4);
   }
   for (int I = 0; I < N; ++I) {
@@ -135,7 +143,8 @@ void checkOptions() {
   }
   for (int Tasks : TaskCounts) {
     std::fill(Got.begin(), Got.end(), -1.0f);
-    spmd::binomial_put_tasks(Tasks, S.data(), X.data(), T.data(), R.data(), V.data(), Got.data(), N);
+    spmd::binomial_put_tasks(Tasks, S.data(), X.data(), T.data(), R.data(), V.data(), Got.data(),
+                             N);
     compare("binomial_put", Tasks, Want, Got, 1e-4);
   }
 }
@@ -147,6 +156,8 @@ int main() {
   checkStencil();
   checkMandelbrot();
   checkOptions();
-  std::printf(Failures ? "cpu check: %d checks FAIL\n" : "cpu check: all kernels agree with scalar C++\n", Failures);
+  std::printf(Failures ? "cpu check: %d checks FAIL\n"
+                       : "cpu check: all kernels agree with scalar C++\n",
+              Failures);
   return Failures ? 1 : 0;
 }

@@ -15,8 +15,8 @@ __device__ static inline int mandel(float c_re, float c_im, int maxIterations) {
   return i;
 }
 
-__global__ void mandelbrot_cuda_kernel(float x0, float y0, float dx, float dy, int width, int height,
-                                       int maxIterations, int *output) {
+__global__ void mandelbrot_cuda_kernel(float x0, float y0, float dx, float dy, int width,
+                                       int height, int maxIterations, int *output) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   int row = blockIdx.y;
   if (col >= width || row >= height)
@@ -44,8 +44,8 @@ __device__ static inline int mandel_unfused(float c_re, float c_im, int maxItera
   return i;
 }
 
-__global__ void mandelbrot_unfused_kernel(float x0, float y0, float dx, float dy, int width, int height,
-                                          int maxIterations, int *output) {
+__global__ void mandelbrot_unfused_kernel(float x0, float y0, float dx, float dy, int width,
+                                          int height, int maxIterations, int *output) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   int row = blockIdx.y;
   if (col >= width || row >= height)
@@ -55,15 +55,16 @@ __global__ void mandelbrot_unfused_kernel(float x0, float y0, float dx, float dy
   output[row * width + col] = mandel_unfused(x, y, maxIterations);
 }
 
-void mandelbrot_cuda_unfused(float x0, float y0, float dx, float dy, int width, int height, int maxIterations,
-                             int *output, cudaStream_t s) {
+void mandelbrot_cuda_unfused(float x0, float y0, float dx, float dy, int width, int height,
+                             int maxIterations, int *output, cudaStream_t s) {
   dim3 grid((width + 255) / 256, height);
-  mandelbrot_unfused_kernel<<<grid, 256, 0, s>>>(x0, y0, dx, dy, width, height, maxIterations, output);
+  mandelbrot_unfused_kernel<<<grid, 256, 0, s>>>(x0, y0, dx, dy, width, height, maxIterations,
+                                                 output);
 }
 
-void mandelbrot_cuda(float x0, float y0, float dx, float dy, int width, int height, int maxIterations,
-                     int *output, int threadsPerBlock, cudaStream_t s) {
+void mandelbrot_cuda(float x0, float y0, float dx, float dy, int width, int height,
+                     int maxIterations, int *output, int threadsPerBlock, cudaStream_t s) {
   dim3 grid((width + threadsPerBlock - 1) / threadsPerBlock, height);
-  mandelbrot_cuda_kernel<<<grid, threadsPerBlock, 0, s>>>(x0, y0, dx, dy, width, height, maxIterations,
-                                                          output);
+  mandelbrot_cuda_kernel<<<grid, threadsPerBlock, 0, s>>>(x0, y0, dx, dy, width, height,
+                                                          maxIterations, output);
 }

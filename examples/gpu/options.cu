@@ -8,15 +8,18 @@ __device__ static inline float cumulative_normal(float d) {
   const float invSqrt2Pi = 0.39894228040f;
   float x = fabsf(d);
   float k = 1.0f / (1.0f + 0.2316419f * x);
-  float poly = k * (0.319381530f + k * (-0.356563782f + k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
+  float poly =
+      k * (0.319381530f +
+           k * (-0.356563782f + k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
   float tail = invSqrt2Pi * expf(-0.5f * x * x) * poly;
   if (d > 0.0f)
     return 1.0f - tail;
   return tail;
 }
 
-__global__ void black_scholes_cuda_kernel(const float *Sa, const float *Xa, const float *Ta, const float *ra,
-                                          const float *va, float *result, int count) {
+__global__ void black_scholes_cuda_kernel(const float *Sa, const float *Xa, const float *Ta,
+                                          const float *ra, const float *va, float *result,
+                                          int count) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count)
     return;
@@ -44,21 +47,24 @@ __device__ static float binomial_put(float S, float X, float T, float r, float v
   return V[0];
 }
 
-__global__ void binomial_put_cuda_kernel(const float *Sa, const float *Xa, const float *Ta, const float *ra,
-                                         const float *va, float *result, int count) {
+__global__ void binomial_put_cuda_kernel(const float *Sa, const float *Xa, const float *Ta,
+                                         const float *ra, const float *va, float *result,
+                                         int count) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count)
     result[i] = binomial_put(Sa[i], Xa[i], Ta[i], ra[i], va[i]);
 }
 
-void black_scholes_cuda(const float *S, const float *X, const float *T, const float *r, const float *v,
-                        float *result, int count, int threadsPerBlock, cudaStream_t s) {
-  black_scholes_cuda_kernel<<<(count + threadsPerBlock - 1) / threadsPerBlock, threadsPerBlock, 0, s>>>(
-      S, X, T, r, v, result, count);
+void black_scholes_cuda(const float *S, const float *X, const float *T, const float *r,
+                        const float *v, float *result, int count, int threadsPerBlock,
+                        cudaStream_t s) {
+  black_scholes_cuda_kernel<<<(count + threadsPerBlock - 1) / threadsPerBlock, threadsPerBlock, 0,
+                              s>>>(S, X, T, r, v, result, count);
 }
 
-void binomial_put_cuda(const float *S, const float *X, const float *T, const float *r, const float *v,
-                       float *result, int count, int threadsPerBlock, cudaStream_t s) {
-  binomial_put_cuda_kernel<<<(count + threadsPerBlock - 1) / threadsPerBlock, threadsPerBlock, 0, s>>>(
-      S, X, T, r, v, result, count);
+void binomial_put_cuda(const float *S, const float *X, const float *T, const float *r,
+                       const float *v, float *result, int count, int threadsPerBlock,
+                       cudaStream_t s) {
+  binomial_put_cuda_kernel<<<(count + threadsPerBlock - 1) / threadsPerBlock, threadsPerBlock, 0,
+                             s>>>(S, X, T, r, v, result, count);
 }

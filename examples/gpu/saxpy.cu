@@ -8,5 +8,6 @@ __global__ void saxpy_cuda_kernel(int n, float a, const float *x, float *y) {
 }
 
 void saxpy_cuda(int n, float a, const float *x, float *y, int threadsPerBlock, cudaStream_t s) {
-  saxpy_cuda_kernel<<<(n + threadsPerBlock - 1) / threadsPerBlock, threadsPerBlock, 0, s>>>(n, a, x, y);
+  saxpy_cuda_kernel<<<(n + threadsPerBlock - 1) / threadsPerBlock, threadsPerBlock, 0, s>>>(n, a, x,
+                                                                                            y);
 }
