@@ -17,7 +17,7 @@ elif command -v nvcc >/dev/null; then
 else
   cuda=/usr/local/cuda
 fi
-kernels=(saxpy stencil mandelbrot options)
+kernels=(saxpy stencil mandelbrot options reduce)
 
 # nvcc and its flags for the benchmark; the same here (checked against the stub
 # libcuda) and on the GPU machine.
@@ -74,7 +74,7 @@ build_bench() {
   local dir="$1" bin="$2" extra="${3:-}" parallel="${4:-}" pids=() f rc=0
   # On the GPU machine one nvcc per source in parallel (it has the cores, `run`
   # a deadline); here one at a time (shared build machine).
-  for f in bench saxpy stencil mandelbrot options; do
+  for f in bench saxpy stencil mandelbrot options reduce; do
     if [ -n "$parallel" ]; then
       "$nvcc" "${nvcc_flags[@]}" -I"$dir/src" -c "$dir/src/$f.cu" -o "$bin/$f.o" &
       pids+=($!)
@@ -86,7 +86,7 @@ build_bench() {
   for f in "${pids[@]}"; do wait "$f" || rc=1; done
   [ "$rc" -eq 0 ] || return 1
   # shellcheck disable=SC2086 # $extra is empty or one flag
-  "$nvcc" "${nvcc_flags[@]}" -o "$bin/bench" "$bin"/{bench,saxpy,stencil,mandelbrot,options,spmdc_cuda}.o $extra -lcuda
+  "$nvcc" "${nvcc_flags[@]}" -o "$bin/bench" "$bin"/{bench,saxpy,stencil,mandelbrot,options,reduce,spmdc_cuda}.o $extra -lcuda
 }
 
 build_cuda_host() {

@@ -19,5 +19,8 @@ void black_scholes_cuda(const float *S, const float *X, const float *T, const fl
 void binomial_put_cuda(const float *S, const float *X, const float *T, const float *r,
                        const float *v, float *result, int count, int threadsPerBlock,
                        cudaStream_t s);
+// Grid-stride sum over x[0..n): partial[b] = the sum read by block b.
+void block_sum_cuda(int n, const float *x, float *partial, int blocks, int threadsPerBlock,
+                    cudaStream_t s);
 
 #endif
