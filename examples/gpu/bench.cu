@@ -2,7 +2,7 @@
 // (loaded with the driver API) on the same inputs, checked against each other,
 // timed with CUDA events, in one run.
 //
-//   bench PTX_DIR        (PTX_DIR holds saxpy.ptx, stencil.ptx, mandelbrot.ptx, options.ptx)
+//   bench PTX_DIR   (PTX_DIR holds saxpy.ptx stencil.ptx mandelbrot.ptx options.ptx reduce.ptx)
 //
 // Prints the device-to-device copy bandwidth, one line per spmdc block size
 // tried, and a table: kernel, CUDA ms, spmdc ms, spmdc/CUDA, and for the
