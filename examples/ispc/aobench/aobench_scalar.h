@@ -1,0 +1,3 @@
+// The scalar reference of the aobench example.
+#pragma once
+void ao_scalar(int W, int H, int NSubsamples, float *Image);

@@ -1,0 +1,283 @@
+// Accuracy harness for the stdlib math functions: runs the exported kernels of
+// math_kernels.spmd on deterministic inputs spread over each domain plus special
+// values, compares with libm in higher precision (double libm for float, x87 long
+// double libm for double) and prints the max ulp error and where it occurs.
+//
+// usage: math_harness [--n N] [--check] [--special] [FUNC...]
+//   --n N      random inputs per function, type and domain (default 1000000)
+//   --check    exit 1 if a bound of kBounds is exceeded or the uniform and varying
+//              forms disagree
+//   --special  print the results on special values (for FileCheck) instead
+// Output is deterministic, so runs on different targets can be compared textually.
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+extern "C" {
+#define DECL(NAME, T)                                                                        \
+  void NAME##_##T##_v(const T *, const T *, T *, int32_t);                                   \
+  void NAME##_##T##_u(const T *, const T *, T *, int32_t);
+#define DECL_ALL(T)                                                                          \
+  DECL(exp, T) DECL(log, T) DECL(sin, T) DECL(cos, T) DECL(tan, T) DECL(asin, T)             \
+  DECL(acos, T) DECL(atan, T) DECL(atan2, T) DECL(pow, T)
+DECL_ALL(float)
+DECL_ALL(double)
+}
+
+namespace {
+
+using Kernel = void (*)(const void *, const void *, void *, int32_t);
+using LD = long double;
+
+/// The asserted bound (ulp) for every function and type.
+const double kBound = 2.0;
+
+struct Rng { // splitmix64: the same sequence everywhere
+  uint64_t S;
+  uint64_t next() {
+    uint64_t Z = (S += 0x9e3779b97f4a7c15ull);
+    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebull;
+    return Z ^ (Z >> 31);
+  }
+  double unit() { return (next() >> 11) * 0x1p-53; } // [0, 1)
+  double range(double Lo, double Hi) { return Lo + (Hi - Lo) * unit(); }
+  /// |x| log-uniform in [2^Lo, 2^Hi], random sign if Signed.
+  double logUniform(double Lo, double Hi, bool Signed) {
+    double V = std::exp2(range(Lo, Hi));
+    return Signed && (next() & 1) ? -V : V;
+  }
+};
+
+/// A domain: a name and a generator of (x, y) pairs.
+struct Domain {
+  const char *Name;
+  void (*Gen)(Rng &, double &, double &, bool IsFloat);
+};
+
+LD refUnary(const std::string &F, LD X, bool IsFloat) {
+  if (IsFloat) {
+    double D = (double)X;
+    if (F == "exp") return std::exp(D);
+    if (F == "log") return std::log(D);
+    if (F == "sin") return std::sin(D);
+    if (F == "cos") return std::cos(D);
+    if (F == "tan") return std::tan(D);
+    if (F == "asin") return std::asin(D);
+    if (F == "acos") return std::acos(D);
+    return std::atan(D);
+  }
+  if (F == "exp") return expl(X);
+  if (F == "log") return logl(X);
+  if (F == "sin") return sinl(X);
+  if (F == "cos") return cosl(X);
+  if (F == "tan") return tanl(X);
+  if (F == "asin") return asinl(X);
+  if (F == "acos") return acosl(X);
+  return atanl(X);
+}
+
+LD reference(const std::string &F, LD X, LD Y, bool IsFloat) {
+  if (F == "atan2")
+    return IsFloat ? (LD)std::atan2((double)X, (double)Y) : atan2l(X, Y);
+  if (F == "pow")
+    return IsFloat ? (LD)std::pow((double)X, (double)Y) : powl(X, Y);
+  return refUnary(F, X, IsFloat);
+}
+
+/// Error of Got against the exact Ref in ulps of the type (24 or 53 bits), with
+/// the ulp of subnormals fixed at the smallest subnormal. Special values must match.
+double ulpError(LD Got, LD Ref, bool IsFloat) {
+  int Bits = IsFloat ? 24 : 53, MinExp = IsFloat ? -126 : -1022;
+  if (std::isnan(Ref) || std::isnan(Got))
+    return std::isnan(Ref) && std::isnan(Got) ? 0 : INFINITY;
+  LD Rounded = IsFloat ? (LD)(float)Ref : (LD)(double)Ref;
+  if (std::isinf(Got) || std::isinf(Rounded))
+    return Got == Rounded ? 0 : INFINITY;
+  if (Ref == 0 && Got == 0)
+    return std::signbit(Ref) == std::signbit(Got) ? 0 : INFINITY;
+  int E = Ref == 0 ? MinExp : std::max(ilogbl(Ref), MinExp);
+  return (double)(fabsl(Got - Ref) / ldexpl(1.0L, E - Bits + 1));
+}
+
+const double Pi = 3.14159265358979323846;
+
+std::vector<Domain> domainsOf(const std::string &F) {
+  auto D = [](const char *N, void (*G)(Rng &, double &, double &, bool)) { return Domain{N, G}; };
+  if (F == "exp")
+    return {D("[-704, 704] (float: [-103, 88])",
+              [](Rng &R, double &X, double &, bool Fl) { X = Fl ? R.range(-103, 88.7) : R.range(-745, 709.7); }),
+            D("[-1, 1]", [](Rng &R, double &X, double &, bool) { X = R.range(-1, 1); })};
+  if (F == "log")
+    return {D("(0, max] log-uniform", [](Rng &R, double &X, double &, bool Fl) {
+              X = Fl ? R.logUniform(-149, 128, false) : R.logUniform(-1074, 1024, false);
+            }),
+            D("[0.5, 2]", [](Rng &R, double &X, double &, bool) { X = R.range(0.5, 2); })};
+  if (F == "sin" || F == "cos" || F == "tan")
+    return {D("[-pi, pi]", [](Rng &R, double &X, double &, bool) { X = R.range(-Pi, Pi); }),
+            D("[-1e4, 1e4]", [](Rng &R, double &X, double &, bool) { X = R.range(-1e4, 1e4); }),
+            D("[-1e6, 1e6]", [](Rng &R, double &X, double &, bool) { X = R.range(-1e6, 1e6); })};
+  if (F == "asin" || F == "acos")
+    return {D("[-1, 1]", [](Rng &R, double &X, double &, bool) { X = R.range(-1, 1); }),
+            D("|x| in [2^-30, 1] log-uniform",
+              [](Rng &R, double &X, double &, bool) { X = R.logUniform(-30, 0, true); })};
+  if (F == "atan")
+    return {D("[-4, 4]", [](Rng &R, double &X, double &, bool) { X = R.range(-4, 4); }),
+            D("|x| in [2^-40, 2^40] log-uniform",
+              [](Rng &R, double &X, double &, bool) { X = R.logUniform(-40, 40, true); })};
+  if (F == "atan2")
+    return {D("y, x in [-10, 10]",
+              [](Rng &R, double &Y, double &X, bool) { Y = R.range(-10, 10), X = R.range(-10, 10); }),
+            D("|y|, |x| in [2^-60, 2^60] log-uniform", [](Rng &R, double &Y, double &X, bool) {
+              Y = R.logUniform(-60, 60, true), X = R.logUniform(-60, 60, true);
+            })};
+  // pow: x log-uniform, y such that |y log x| stays below the overflow threshold,
+  // which is where a plain exp(y * log(x)) loses most.
+  return {D("x in [0, 10], y in [-20, 20]",
+            [](Rng &R, double &X, double &Y, bool) { X = R.range(0, 10), Y = R.range(-20, 20); }),
+          D("x in [2^-30, 2^30], |y log x| < 700 (float: 87)",
+            [](Rng &R, double &X, double &Y, bool Fl) {
+              X = R.logUniform(-30, 30, false);
+              Y = R.range(-1, 1) * (Fl ? 87 : 700) / std::fabs(std::log(X) + 1e-300);
+            }),
+          D("x < 0, integer y in [-40, 40]", [](Rng &R, double &X, double &Y, bool) {
+            X = -R.range(0.25, 4), Y = std::floor(R.range(-40, 41));
+          })};
+}
+
+const char *kFuncs[] = {"exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "pow"};
+
+Kernel kernel(const std::string &F, bool IsFloat, bool Varying) {
+#define K(NAME)                                                                              \
+  if (F == #NAME)                                                                            \
+    return IsFloat ? (Varying ? (Kernel)NAME##_float_v : (Kernel)NAME##_float_u)             \
+                   : (Varying ? (Kernel)NAME##_double_v : (Kernel)NAME##_double_u);
+  K(exp) K(log) K(sin) K(cos) K(tan) K(asin) K(acos) K(atan) K(atan2) K(pow)
+#undef K
+  return nullptr;
+}
+
+bool isBinary(const std::string &F) { return F == "atan2" || F == "pow"; }
+
+/// Runs F on X (and Y) in both forms; returns false if they disagree bitwise.
+template <typename T>
+bool runBoth(const std::string &F, const std::vector<T> &X, const std::vector<T> &Y,
+             std::vector<T> &R) {
+  bool IsFloat = sizeof(T) == 4;
+  std::vector<T> U(X.size());
+  R.assign(X.size(), 0);
+  kernel(F, IsFloat, true)(X.data(), Y.data(), R.data(), (int32_t)X.size());
+  kernel(F, IsFloat, false)(X.data(), Y.data(), U.data(), (int32_t)X.size());
+  return std::memcmp(R.data(), U.data(), R.size() * sizeof(T)) == 0;
+}
+
+uint64_t fnv(uint64_t H, const void *P, size_t N) {
+  const unsigned char *B = (const unsigned char *)P;
+  for (size_t I = 0; I < N; ++I)
+    H = (H ^ B[I]) * 0x100000001b3ull;
+  return H;
+}
+
+template <typename T> bool measure(const std::string &F, long N, bool Check) {
+  bool IsFloat = sizeof(T) == 4, Ok = true;
+  const char *TN = IsFloat ? "float" : "double";
+  for (const Domain &Dom : domainsOf(F)) {
+    Rng R{0x5eed0000ull + fnv(14695981039346656037ull, F.data(), F.size()) + (IsFloat ? 1 : 2)};
+    std::vector<T> X(N), Y(N, T(0)), Out;
+    for (long I = 0; I < N; ++I) {
+      double A = 0, B = 0;
+      Dom.Gen(R, A, B, IsFloat);
+      X[I] = (T)A, Y[I] = (T)B;
+    }
+    bool Same = runBoth(F, X, Y, Out);
+    double Max = 0;
+    long At = 0;
+    double Sum = 0;
+    for (long I = 0; I < N; ++I) {
+      double E = ulpError((LD)Out[I], reference(F, X[I], Y[I], IsFloat), IsFloat);
+      Sum += E;
+      if (E > Max || std::isnan(E))
+        Max = E, At = I;
+    }
+    bool Pass = Same && Max <= kBound;
+    Ok = Ok && Pass;
+    std::printf("%-5s %-6s %-48s n=%ld max %.3f ulp at x=%.17g", F.c_str(), TN, Dom.Name, N, Max,
+                (double)X[At]);
+    if (isBinary(F))
+      std::printf(" y=%.17g", (double)Y[At]);
+    std::printf(" mean %.3f%s%s\n", Sum / N, Same ? "" : " UNIFORM/VARYING DIFFER",
+                Check && !Pass ? " FAIL" : "");
+    std::printf("  results hash %016" PRIx64 "\n", fnv(14695981039346656037ull, Out.data(), Out.size() * sizeof(T)));
+  }
+  return Ok;
+}
+
+/// Special values: every pair of them through every function, printed exactly.
+template <typename T> bool special(const std::string &F) {
+  const T Inf = std::numeric_limits<T>::infinity(), Nan = std::numeric_limits<T>::quiet_NaN();
+  const T Max = std::numeric_limits<T>::max(), Den = std::numeric_limits<T>::denorm_min();
+  std::vector<T> Vals = {0, -T(0), 1, -1, T(0.5), -T(0.5), 2, -2, 3, -3, Inf, -Inf, Nan,
+                         Max, -Max, Den, -Den, T(1e-30), T(1000), -T(1000)};
+  std::vector<T> X, Y, R;
+  for (T A : Vals)
+    for (T B : isBinary(F) ? Vals : std::vector<T>{0})
+      X.push_back(A), Y.push_back(B);
+  bool Same = runBoth(F, X, Y, R);
+  bool IsFloat = sizeof(T) == 4, Ok = Same;
+  long Bad = 0;
+  for (size_t I = 0; I < X.size(); ++I) {
+    LD Ref = reference(F, X[I], Y[I], IsFloat);
+    // Exact agreement on special results (NaN, inf, zeros with sign, pi multiples
+    // within the bound); ordinary results within the bound.
+    double E = ulpError((LD)R[I], Ref, IsFloat);
+    if (!(E <= kBound)) {
+      ++Bad;
+      std::printf("%s %s(%.9g, %.9g) = %.17g, C gives %.17Lg\n", IsFloat ? "float" : "double",
+                  F.c_str(), (double)X[I], (double)Y[I], (double)R[I], Ref);
+    }
+  }
+  std::printf("%-5s %-6s special values: %zu cases, %ld wrong%s\n", F.c_str(),
+              IsFloat ? "float" : "double", X.size(), Bad, Same ? "" : ", UNIFORM/VARYING DIFFER");
+  return Ok && Bad == 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  long N = 1000000;
+  bool Check = false, Special = false;
+  std::vector<std::string> Funcs;
+  for (int I = 1; I < argc; ++I) {
+    std::string A = argv[I];
+    if (A == "--n" && I + 1 < argc)
+      N = std::atol(argv[++I]);
+    else if (A == "--check")
+      Check = true;
+    else if (A == "--special")
+      Special = true;
+    else if (kernel(A, true, true))
+      Funcs.push_back(A);
+    else {
+      std::fprintf(stderr, "math_harness: unknown argument '%s'\n", A.c_str());
+      return 2;
+    }
+  }
+  if (Funcs.empty())
+    Funcs.assign(std::begin(kFuncs), std::end(kFuncs));
+  bool Ok = true;
+  for (const std::string &F : Funcs) {
+    if (Special) {
+      Ok = special<float>(F) && Ok;
+      Ok = special<double>(F) && Ok;
+    } else {
+      Ok = measure<float>(F, N, Check) && Ok;
+      Ok = measure<double>(F, N, Check) && Ok;
+    }
+  }
+  return Check && !Ok ? 1 : 0;
+}
