@@ -745,6 +745,9 @@ Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *Re
     return B.create(OpCode::ElementAddr, ResultTy, {R, L})->result();
   if (L->Ty->isPointer() && R->Ty->isPointer() && Kind == BinaryOp::Sub)
     return unsupported(L->Def ? L->Def->Loc : SourceLoc(), "subtracting pointers");
+  // A shift count keeps its own (promoted) type in C: the IR's operands share one.
+  if (Kind == BinaryOp::Shl || Kind == BinaryOp::Shr)
+    R = convert(R, B.types().withVariability(L->Ty, R->Ty->getVariability()));
   // Both sides have the operator's type after sema, but make variability agree.
   bool Varying = L->Ty->isVarying() || R->Ty->isVarying();
   if (Varying) {
