@@ -40,7 +40,7 @@ int bellmanFordSequential(const Graph &G, int Source, std::vector<int> &Dist,
 
 int main(int argc, char **argv) {
   Options O = parseOptions(argc, argv);
-  int Vertices = O.Small ? 20000 : int(1000000 * O.Scale);
+  int Vertices = O.Small ? 20000 : int(500000 * O.Scale);
   Rng R(O.Seed);
   Graph G = randomGraph(Vertices, R, false);
   int Source = 0;

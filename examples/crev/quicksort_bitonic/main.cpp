@@ -38,7 +38,7 @@ void quicksortSequential(int *Keys, int Lo, int Hi) {
 
 int main(int argc, char **argv) {
   Options O = parseOptions(argc, argv);
-  int Arrays = O.Small ? 64 : int(1024 * O.Scale);
+  int Arrays = O.Small ? 64 : int(512 * O.Scale);
   int MaxLength = O.Small ? 2048 : 16384;
   Rng R(O.Seed);
   std::vector<int> Offsets(Arrays + 1, 0);
