@@ -1,4 +1,5 @@
-// Bellman-Ford benchmark: sequential frontier Bellman-Ford, PAR and CREV, distances checked exactly.
+// Bellman-Ford benchmark: sequential frontier Bellman-Ford, PAR and CREV, distances checked
+// exactly.
 #include "../common/graph.h"
 #include "bellman_ford.h"
 
@@ -54,19 +55,23 @@ int main(int argc, char **argv) {
     std::fill(InNext.begin(), InNext.end(), 0);
   };
   int RefRounds = 0;
-  double Seq = bestOf(O.Reps, [&] { ResetInto(RefDist); },
-                      [&] { RefRounds = bellmanFordSequential(G, Source, RefDist, Frontier,
-                                                               Next, InNext); });
-  double Par = bestOf(O.Reps, [&] { ResetInto(Dist); }, [&] {
-    spmd::bellman_ford_par(G.Offsets.data(), G.Edges.data(), G.Weights.data(), Source,
-                           Dist.data(), Frontier.data(), Next.data(), InNext.data(), State);
-  });
+  double Seq = bestOf(
+      O.Reps, [&] { ResetInto(RefDist); },
+      [&] { RefRounds = bellmanFordSequential(G, Source, RefDist, Frontier, Next, InNext); });
+  double Par = bestOf(
+      O.Reps, [&] { ResetInto(Dist); },
+      [&] {
+        spmd::bellman_ford_par(G.Offsets.data(), G.Edges.data(), G.Weights.data(), Source,
+                               Dist.data(), Frontier.data(), Next.data(), InNext.data(), State);
+      });
   if (Dist != RefDist)
     return fail("bellman_ford", "PAR", "distances differ");
-  double Crev = bestOf(O.Reps, [&] { ResetInto(Dist); }, [&] {
-    spmd::bellman_ford_crev(G.Offsets.data(), G.Edges.data(), G.Weights.data(), Source,
-                            Dist.data(), Frontier.data(), Next.data(), InNext.data(), State);
-  });
+  double Crev = bestOf(
+      O.Reps, [&] { ResetInto(Dist); },
+      [&] {
+        spmd::bellman_ford_crev(G.Offsets.data(), G.Edges.data(), G.Weights.data(), Source,
+                                Dist.data(), Frontier.data(), Next.data(), InNext.data(), State);
+      });
   if (Dist != RefDist)
     return fail("bellman_ford", "CREV", "distances differ");
   std::printf("  %d vertices, %d edges, %d sequential rounds\n", Vertices, G.edgeCount(),

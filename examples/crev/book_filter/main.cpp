@@ -1,4 +1,5 @@
-// Book filter benchmark: records kept when their text contains a keyword; sequential, PAR and CREV, checked exactly.
+// Book filter benchmark: records kept when their text contains a keyword; sequential, PAR and CREV,
+// checked exactly.
 #include "../common/bench.h"
 #include "book_filter.h"
 
@@ -43,16 +44,18 @@ int main(int argc, char **argv) {
         Ref[RefCount++] = Rec;
     }
   });
-  auto Same = [&] { return Count == RefCount && std::equal(Ref.begin(), Ref.begin() + Count, Kept.begin()); };
+  auto Same = [&] {
+    return Count == RefCount && std::equal(Ref.begin(), Ref.begin() + Count, Kept.begin());
+  };
   double Par = bestOf(O.Reps, [&] {
-    Count = spmd::filter_par(Text.data(), Offsets.data(), Records, Keyword.data(), M,
-                             Kept.data(), Cell);
+    Count = spmd::filter_par(Text.data(), Offsets.data(), Records, Keyword.data(), M, Kept.data(),
+                             Cell);
   });
   if (!Same())
     return fail("book_filter", "PAR", "kept records differ");
   double Crev = bestOf(O.Reps, [&] {
-    Count = spmd::filter_crev(Text.data(), Offsets.data(), Records, Keyword.data(), M,
-                              Kept.data(), Cell);
+    Count = spmd::filter_crev(Text.data(), Offsets.data(), Records, Keyword.data(), M, Kept.data(),
+                              Cell);
   });
   if (!Same())
     return fail("book_filter", "CREV", "kept records differ");

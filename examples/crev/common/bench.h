@@ -46,9 +46,10 @@ inline Options parseOptions(int argc, char **argv) {
     else if (A == "--alphabet")
       O.Alphabet = std::max(1, std::min(26, std::atoi(Next())));
     else {
-      std::fprintf(stderr,
-                   "usage: %s [--small] [--scale F] [--reps N] [--seed N] [--target NAME] [--alphabet N]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--small] [--scale F] [--reps N] [--seed N] [--target NAME] [--alphabet N]\n",
+          argv[0]);
       std::exit(2);
     }
   }
@@ -72,8 +73,7 @@ struct Rng {
 };
 
 /// Milliseconds of the fastest of `Reps` runs of `Body`; `Reset` runs untimed before each.
-template <typename ResetFn, typename BodyFn>
-double bestOf(int Reps, ResetFn Reset, BodyFn Body) {
+template <typename ResetFn, typename BodyFn> double bestOf(int Reps, ResetFn Reset, BodyFn Body) {
   double Best = 1e300;
   for (int R = 0; R < Reps; ++R) {
     Reset();
@@ -86,7 +86,8 @@ double bestOf(int Reps, ResetFn Reset, BodyFn Body) {
 }
 
 template <typename BodyFn> double bestOf(int Reps, BodyFn Body) {
-  return bestOf(Reps, [] {}, Body);
+  return bestOf(
+      Reps, [] {}, Body);
 }
 
 /// Speedup of B over A in percent: positive when B is faster.
@@ -95,8 +96,8 @@ inline double percentFaster(double SlowerMs, double FasterMs) {
 }
 
 /// The result line the benchmark script parses.
-inline void printResult(const char *Name, const Options &O, double SeqMs, double ParMs, double CrevMs,
-                        const char *Extra = "") {
+inline void printResult(const char *Name, const Options &O, double SeqMs, double ParMs,
+                        double CrevMs, const char *Extra = "") {
   std::printf("%s %s: seq %.2f ms, PAR %.2f ms, CREV %.2f ms%s, CREV vs PAR: %+.1f%%\n", Name,
               O.Target.c_str(), SeqMs, ParMs, CrevMs, Extra, percentFaster(ParMs, CrevMs));
 }

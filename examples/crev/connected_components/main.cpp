@@ -1,4 +1,5 @@
-// Connected components benchmark: sequential label propagation, PAR and CREV, leaders checked exactly.
+// Connected components benchmark: sequential label propagation, PAR and CREV, leaders checked
+// exactly.
 #include "../common/graph.h"
 #include "connected_components.h"
 
@@ -16,24 +17,26 @@ int main(int argc, char **argv) {
   std::vector<int> Ref(Vertices), Labels(Vertices);
   auto ResetInto = [&](std::vector<int> &L) { std::iota(L.begin(), L.end(), 0); };
   int RefSweeps = 0;
-  double Seq = bestOf(O.Reps, [&] { ResetInto(Ref); }, [&] {
-    bool Changed = true;
-    RefSweeps = 0;
-    while (Changed) {
-      Changed = false;
-      for (int V = 0; V < Vertices; ++V) {
-        int Best = Ref[V];
-        for (int E = G.Offsets[V]; E < G.Offsets[V + 1]; ++E)
-          Best = std::min(Best, Ref[G.Edges[E]]);
-        Best = std::min(Best, Ref[Best]);
-        if (Best < Ref[V]) {
-          Ref[V] = Best;
-          Changed = true;
+  double Seq = bestOf(
+      O.Reps, [&] { ResetInto(Ref); },
+      [&] {
+        bool Changed = true;
+        RefSweeps = 0;
+        while (Changed) {
+          Changed = false;
+          for (int V = 0; V < Vertices; ++V) {
+            int Best = Ref[V];
+            for (int E = G.Offsets[V]; E < G.Offsets[V + 1]; ++E)
+              Best = std::min(Best, Ref[G.Edges[E]]);
+            Best = std::min(Best, Ref[Best]);
+            if (Best < Ref[V]) {
+              Ref[V] = Best;
+              Changed = true;
+            }
+          }
+          ++RefSweeps;
         }
-      }
-      ++RefSweeps;
-    }
-  });
+      });
   // The leaders must be the smallest id of each component: check the
   // reference itself with a breadth-first search before trusting it.
   {
@@ -53,14 +56,14 @@ int main(int argc, char **argv) {
     if (Leader != Ref)
       return fail("connected_components", "sequential", "leaders differ from BFS");
   }
-  double Par = bestOf(O.Reps, [&] { ResetInto(Labels); }, [&] {
-    spmd::components_par(G.Offsets.data(), G.Edges.data(), Vertices, Labels.data());
-  });
+  double Par = bestOf(
+      O.Reps, [&] { ResetInto(Labels); },
+      [&] { spmd::components_par(G.Offsets.data(), G.Edges.data(), Vertices, Labels.data()); });
   if (Labels != Ref)
     return fail("connected_components", "PAR", "labels differ");
-  double Crev = bestOf(O.Reps, [&] { ResetInto(Labels); }, [&] {
-    spmd::components_crev(G.Offsets.data(), G.Edges.data(), Vertices, Labels.data());
-  });
+  double Crev = bestOf(
+      O.Reps, [&] { ResetInto(Labels); },
+      [&] { spmd::components_crev(G.Offsets.data(), G.Edges.data(), Vertices, Labels.data()); });
   if (Labels != Ref)
     return fail("connected_components", "CREV", "labels differ");
   std::printf("  %d vertices, %d edges, %d sequential sweeps\n", Vertices, G.edgeCount(),

@@ -1,4 +1,5 @@
-// Batch mergesort benchmark: sequential mergesort, PAR (array per lane) and CREV (gang mergesort with bitonic blocks).
+// Batch mergesort benchmark: sequential mergesort, PAR (array per lane) and CREV (gang mergesort
+// with bitonic blocks).
 #include "../common/bench.h"
 #include "mergesort_bitonic.h"
 
@@ -47,10 +48,12 @@ int main(int argc, char **argv) {
   for (auto &K : Input)
     K = int(R.below(1u << 20));
   std::vector<int> Ref(Input.size()), Keys(Input.size()), Scratch(Input.size());
-  double Seq = bestOf(O.Reps, [&] { Ref = Input; }, [&] {
-    for (int A = 0; A < Arrays; ++A)
-      mergesortSequential(Ref.data(), Scratch.data(), Offsets[A], Offsets[A + 1]);
-  });
+  double Seq = bestOf(
+      O.Reps, [&] { Ref = Input; },
+      [&] {
+        for (int A = 0; A < Arrays; ++A)
+          mergesortSequential(Ref.data(), Scratch.data(), Offsets[A], Offsets[A + 1]);
+      });
   {
     std::vector<int> Std = Input;
     for (int A = 0; A < Arrays; ++A)
@@ -58,14 +61,14 @@ int main(int argc, char **argv) {
     if (Std != Ref)
       return fail("mergesort_bitonic", "sequential", "differs from std::sort");
   }
-  double Par = bestOf(O.Reps, [&] { Keys = Input; }, [&] {
-    spmd::mergesort_par(Keys.data(), Scratch.data(), Offsets.data(), Arrays);
-  });
+  double Par = bestOf(
+      O.Reps, [&] { Keys = Input; },
+      [&] { spmd::mergesort_par(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
   if (Keys != Ref)
     return fail("mergesort_bitonic", "PAR", "not sorted like the reference");
-  double Crev = bestOf(O.Reps, [&] { Keys = Input; }, [&] {
-    spmd::mergesort_crev(Keys.data(), Scratch.data(), Offsets.data(), Arrays);
-  });
+  double Crev = bestOf(
+      O.Reps, [&] { Keys = Input; },
+      [&] { spmd::mergesort_crev(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
   if (Keys != Ref)
     return fail("mergesort_bitonic", "CREV", "not sorted like the reference");
   std::printf("  %d arrays, %zu keys\n", Arrays, Input.size());

@@ -1,4 +1,5 @@
-// Batch quicksort benchmark: sequential quicksort, PAR (array per lane) and CREV (gang quicksort with bitonic leaves).
+// Batch quicksort benchmark: sequential quicksort, PAR (array per lane) and CREV (gang quicksort
+// with bitonic leaves).
 #include "../common/bench.h"
 #include "quicksort_bitonic.h"
 
@@ -48,10 +49,12 @@ int main(int argc, char **argv) {
   for (auto &K : Input)
     K = int(R.below(1u << 20)); // duplicates on purpose
   std::vector<int> Ref(Input.size()), Keys(Input.size()), Scratch(Input.size());
-  double Seq = bestOf(O.Reps, [&] { Ref = Input; }, [&] {
-    for (int A = 0; A < Arrays; ++A)
-      quicksortSequential(Ref.data(), Offsets[A], Offsets[A + 1]);
-  });
+  double Seq = bestOf(
+      O.Reps, [&] { Ref = Input; },
+      [&] {
+        for (int A = 0; A < Arrays; ++A)
+          quicksortSequential(Ref.data(), Offsets[A], Offsets[A + 1]);
+      });
   {
     std::vector<int> Std = Input;
     for (int A = 0; A < Arrays; ++A)
@@ -59,13 +62,14 @@ int main(int argc, char **argv) {
     if (Std != Ref)
       return fail("quicksort_bitonic", "sequential", "differs from std::sort");
   }
-  double Par = bestOf(O.Reps, [&] { Keys = Input; },
-                      [&] { spmd::quicksort_par(Keys.data(), Offsets.data(), Arrays); });
+  double Par = bestOf(
+      O.Reps, [&] { Keys = Input; },
+      [&] { spmd::quicksort_par(Keys.data(), Offsets.data(), Arrays); });
   if (Keys != Ref)
     return fail("quicksort_bitonic", "PAR", "not sorted like the reference");
-  double Crev = bestOf(O.Reps, [&] { Keys = Input; }, [&] {
-    spmd::quicksort_crev(Keys.data(), Scratch.data(), Offsets.data(), Arrays);
-  });
+  double Crev = bestOf(
+      O.Reps, [&] { Keys = Input; },
+      [&] { spmd::quicksort_crev(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
   if (Keys != Ref)
     return fail("quicksort_bitonic", "CREV", "not sorted like the reference");
   std::printf("  %d arrays, %zu keys\n", Arrays, Input.size());

@@ -1,4 +1,5 @@
-// String matching benchmark: sequential naive, KMP, PAR (lane per position) and CREV, checked exactly.
+// String matching benchmark: sequential naive, KMP, PAR (lane per position) and CREV, checked
+// exactly.
 #include "../common/bench.h"
 #include "string_match.h"
 
