@@ -48,3 +48,7 @@ print(f"// pi/2 part 3: {lit(lo2)}")
 for n, v in [("pi/2", mp.pi / 2), ("pi", mp.pi), ("pi/4", mp.pi / 4)]:
     print(f"// {n}: hi = {lit(v)}, lo = {lit(v - mp.mpf(float(v)))}")
 print(f"// 2/pi = {lit(2 / mp.pi)}, log2(e) = {lit(1 / mp.log(2))}, sqrt2 = {lit(mp.sqrt(2))}")
+# pow's log in double-double: log(m) = 2s + (2/3)s^3 (both double-double) + s^5 P(z).
+fit("pow log: (2 atanh(s) - 2s - 2s^3/3) / s^5 in z = s^2",
+    lambda z: ((2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) - 2) / z - mp.mpf(2) / 3) / z, mp.mpf(0), smax**2, 8)
+print(f"// 2/3: hi = {lit(mp.mpf(2) / 3)}, lo = {lit(mp.mpf(2) / 3 - mp.mpf(float(mp.mpf(2) / 3)))}")
