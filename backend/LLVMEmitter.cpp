@@ -960,26 +960,7 @@ private:
       R = Unary(llvm::Intrinsic::ceil);
     else if (Name == "round")
       R = Unary(llvm::Intrinsic::roundeven);
-    else if (Name == "sin")
-      R = Unary(llvm::Intrinsic::sin);
-    else if (Name == "cos")
-      R = Unary(llvm::Intrinsic::cos);
-    else if (Name == "tan")
-      R = Unary(llvm::Intrinsic::tan);
-    else if (Name == "asin")
-      R = Unary(llvm::Intrinsic::asin);
-    else if (Name == "acos")
-      R = Unary(llvm::Intrinsic::acos);
-    else if (Name == "atan")
-      R = Unary(llvm::Intrinsic::atan);
-    else if (Name == "atan2")
-      R = Binary(llvm::Intrinsic::atan2);
-    else if (Name == "exp")
-      R = Unary(llvm::Intrinsic::exp);
-    else if (Name == "log")
-      R = Unary(llvm::Intrinsic::log);
-    else if (Name == "pow")
-      R = Binary(llvm::Intrinsic::pow);
+    // sin cos tan asin acos atan atan2 exp log pow have .spmd bodies (stdlib/math.spmd).
     else if (Name == "abs")
       R = Float ? Unary(llvm::Intrinsic::fabs)
                 : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
