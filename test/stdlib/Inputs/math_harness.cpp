@@ -8,12 +8,15 @@
 //   --check    exit 1 if a bound of kBounds is exceeded or the uniform and varying
 //              forms disagree
 //   --special  print the results on special values (for FileCheck) instead
+//   --bench    print the throughput (ns per element) of the varying and uniform
+//              forms and of a scalar libm loop (sinf, sin, ...) on the first domain
 // Output is deterministic, so runs on different targets can be compared textually.
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -252,11 +255,62 @@ template <typename T> bool special(const std::string &F) {
   return Ok && Bad == 0;
 }
 
+template <typename T> using LibmFn = T (*)(T, T);
+
+template <typename T> LibmFn<T> libmFunction(const std::string &F) {
+  if (F == "exp") return [](T X, T) { return std::exp(X); };
+  if (F == "log") return [](T X, T) { return std::log(X); };
+  if (F == "sin") return [](T X, T) { return std::sin(X); };
+  if (F == "cos") return [](T X, T) { return std::cos(X); };
+  if (F == "tan") return [](T X, T) { return std::tan(X); };
+  if (F == "asin") return [](T X, T) { return std::asin(X); };
+  if (F == "acos") return [](T X, T) { return std::acos(X); };
+  if (F == "atan") return [](T X, T) { return std::atan(X); };
+  if (F == "atan2") return [](T X, T Y) { return std::atan2(X, Y); };
+  return [](T X, T Y) { return std::pow(X, Y); };
+}
+
+/// Best of 5 runs over N elements, in ns per element.
+template <typename Fn> double timeIt(long N, Fn Body) {
+  double Best = 1e30;
+  for (int Rep = 0; Rep < 5; ++Rep) {
+    auto T0 = std::chrono::steady_clock::now();
+    Body();
+    double Ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - T0).count();
+    Best = std::min(Best, Ns / N);
+  }
+  return Best;
+}
+
+template <typename T> void bench(const std::string &F, long N) {
+  bool IsFloat = sizeof(T) == 4;
+  Rng R{42};
+  std::vector<T> X(N), Y(N), Out(N);
+  for (long I = 0; I < N; ++I) {
+    double A = 0, B = 0;
+    domainsOf(F)[0].Gen(R, A, B, IsFloat);
+    X[I] = (T)A, Y[I] = (T)B;
+  }
+  double V = timeIt(N, [&] { kernel(F, IsFloat, true)(X.data(), Y.data(), Out.data(), (int32_t)N); });
+  double U = timeIt(N, [&] { kernel(F, IsFloat, false)(X.data(), Y.data(), Out.data(), (int32_t)N); });
+  // The scalar loop through a volatile function pointer, so the compiler cannot
+  // vectorize or specialize it: what a lane-by-lane libm call costs.
+  LibmFn<T> volatile Call = libmFunction<T>(F);
+  double L = timeIt(N, [&] {
+    LibmFn<T> C = Call;
+    for (long I = 0; I < N; ++I)
+      Out[I] = C(X[I], Y[I]);
+  });
+  std::printf("%-5s %-6s varying %7.2f ns/elt  uniform %7.2f ns/elt  libm scalar %7.2f ns/elt  "
+              "(libm / varying %.1fx)\n",
+              F.c_str(), IsFloat ? "float" : "double", V, U, L, L / V);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   long N = 1000000;
-  bool Check = false, Special = false;
+  bool Check = false, Special = false, Bench = false;
   std::vector<std::string> Funcs;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
@@ -266,6 +320,8 @@ int main(int argc, char **argv) {
       Check = true;
     else if (A == "--special")
       Special = true;
+    else if (A == "--bench")
+      Bench = true;
     else if (std::find(std::begin(kFuncs), std::end(kFuncs), A) != std::end(kFuncs)) {
       if (!kernel(A, true, true) || !kernel(A, false, false)) {
         std::fprintf(stderr, "math_harness: '%s' is not in the linked kernels\n", A.c_str());
@@ -284,7 +340,10 @@ int main(int argc, char **argv) {
         Funcs.push_back(F);
   bool Ok = true;
   for (const std::string &F : Funcs) {
-    if (Special) {
+    if (Bench) {
+      bench<float>(F, N);
+      bench<double>(F, N);
+    } else if (Special) {
       Ok = special<float>(F) && Ok;
       Ok = special<double>(F) && Ok;
     } else {
