@@ -32,7 +32,8 @@ def sqrt_odd(g):
     return lambda z: (g(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z))
 
 
-fit("exp: (e^r - 1 - r) / r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if r != 0 else mp.mpf(0.5),
+# Near 0 the quotients below cancel at any precision; their Taylor series are used there.
+fit("exp: (e^r - 1 - r) / r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if abs(r) > 1e-15 else 0.5 + r / 6,
     -mp.log(2) / 2, mp.log(2) / 2, 10)
 smax = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
 fit("log: (2 atanh(s)/s - 2) / s^2 in z = s^2", lambda z: (2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) - 2) / z,
