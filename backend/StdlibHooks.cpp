@@ -2,8 +2,8 @@
 //
 // Single instructions (sqrt, floor, min, ...) map to LLVM intrinsics; votes,
 // reductions and lane moves go through LaneOps, so each hook is written once
-// for x86 and NVPTX. Transcendental functions are written in .spmd
-// (stdlib/) where possible; the intrinsic fallbacks here serve x86 only.
+// for x86 and NVPTX. Transcendental functions (exp, log, pow, sin, ...) are
+// written in .spmd (stdlib/math.spmd) and need no hook.
 #include "backend/StdlibHooks.h"
 
 #include "backend/LaneOps.h"
@@ -38,9 +38,6 @@ public:
     if (K == 1)
       if (auto ID = unaryMath(N))
         return B.CreateUnaryIntrinsic(*ID, A[0]);
-    if (K == 2)
-      if (auto ID = binaryMath(N))
-        return B.CreateBinaryIntrinsic(*ID, A[0], A[1]);
     if ((N == "rsqrt" || N == "rcp") && K == 1) {
       llvm::Value *X = N == "rsqrt" ? B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, A[0]) : A[0];
       return B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), X);
@@ -146,28 +143,8 @@ private:
         {"sqrt", llvm::Intrinsic::sqrt},   {"floor", llvm::Intrinsic::floor},
         {"ceil", llvm::Intrinsic::ceil},   {"round", llvm::Intrinsic::roundeven},
     };
-    // LLVM's NVPTX back end has no lowering for these: the .spmd library
-    // provides them there.
-    static const std::map<std::string, ID> Libm = {
-        {"sin", llvm::Intrinsic::sin},   {"cos", llvm::Intrinsic::cos},
-        {"tan", llvm::Intrinsic::tan},   {"asin", llvm::Intrinsic::asin},
-        {"acos", llvm::Intrinsic::acos}, {"atan", llvm::Intrinsic::atan},
-        {"exp", llvm::Intrinsic::exp},   {"log", llvm::Intrinsic::log},
-    };
     if (auto It = Native.find(N); It != Native.end())
       return It->second;
-    if (auto It = Libm.find(N); !GPU && It != Libm.end())
-      return It->second;
-    return std::nullopt;
-  }
-
-  std::optional<ID> binaryMath(const std::string &N) {
-    if (GPU)
-      return std::nullopt;
-    if (N == "atan2")
-      return llvm::Intrinsic::atan2;
-    if (N == "pow")
-      return llvm::Intrinsic::pow;
     return std::nullopt;
   }
 

@@ -32,7 +32,8 @@ def sqrt_odd(g):
     return lambda z: (g(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z))
 
 
-fit("exp: (e^r - 1 - r) / r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if r != 0 else mp.mpf(0.5),
+# Near 0 the quotients below cancel at any precision; their Taylor series are used there.
+fit("exp: (e^r - 1 - r) / r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if abs(r) > 1e-15 else 0.5 + r / 6,
     -mp.log(2) / 2, mp.log(2) / 2, 10)
 smax = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
 fit("log: (2 atanh(s)/s - 2) / s^2 in z = s^2", lambda z: (2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) - 2) / z,
@@ -48,3 +49,7 @@ print(f"// pi/2 part 3: {lit(lo2)}")
 for n, v in [("pi/2", mp.pi / 2), ("pi", mp.pi), ("pi/4", mp.pi / 4)]:
     print(f"// {n}: hi = {lit(v)}, lo = {lit(v - mp.mpf(float(v)))}")
 print(f"// 2/pi = {lit(2 / mp.pi)}, log2(e) = {lit(1 / mp.log(2))}, sqrt2 = {lit(mp.sqrt(2))}")
+# pow's log in double-double: log(m) = 2s + (2/3)s^3 (both double-double) + s^5 P(z).
+fit("pow log: (2 atanh(s) - 2s - 2s^3/3) / s^5 in z = s^2",
+    lambda z: ((2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) - 2) / z - mp.mpf(2) / 3) / z, mp.mpf(0), smax**2, 8)
+print(f"// 2/3: hi = {lit(mp.mpf(2) / 3)}, lo = {lit(mp.mpf(2) / 3 - mp.mpf(float(mp.mpf(2) / 3)))}")
