@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 
 namespace spmdc {
@@ -89,11 +90,13 @@ public:
       declareGlobal(*G);
     // Standard library functions with a body (written in .spmd) are compiled
     // like the user's; those without are target hooks (stdlibCall).
+    // Only the stdlib bodies the program reaches: the prelude defines many.
+    std::set<ir::Function *> Used = reachableFunctions();
     for (auto &F : IRM.Functions)
-      if (!F->IsStdlib || F->Body)
+      if ((!F->IsStdlib || F->Body) && Used.count(F.get()))
         declareFunction(*F);
     for (auto &F : IRM.Functions)
-      if (F->Body)
+      if (F->Body && Used.count(F.get()))
         defineFunction(*F);
     for (auto &F : IRM.Functions) {
       if (!F->Body)
@@ -115,6 +118,31 @@ public:
   }
 
 private:
+  /// The user's functions and every function they call or take the address
+  /// of, transitively.
+  std::set<ir::Function *> reachableFunctions() {
+    std::set<ir::Function *> Seen;
+    std::vector<ir::Function *> Work;
+    for (auto &F : IRM.Functions)
+      if (!F->IsStdlib && Seen.insert(F.get()).second)
+        Work.push_back(F.get());
+    std::function<void(ir::Region &)> Scan = [&](ir::Region &R) {
+      for (auto &O : R.Ops) {
+        if (O->Callee && Seen.insert(O->Callee).second)
+          Work.push_back(O->Callee);
+        for (auto &Sub : O->Regions)
+          Scan(*Sub);
+      }
+    };
+    while (!Work.empty()) {
+      ir::Function *F = Work.back();
+      Work.pop_back();
+      if (F->Body)
+        Scan(*F->Body);
+    }
+    return Seen;
+  }
+
   //===--------------------------------------------------------------------===//
   // Types
   //===--------------------------------------------------------------------===//

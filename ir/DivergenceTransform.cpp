@@ -283,10 +283,27 @@ private:
       break;
     }
     // Straight-line op: keep it, with its mask where it needs one.
-    if (needsMask(*O))
+    if (needsMask(*O) && !isDeadLaneStore(*O))
       O->Mask = mask();
     O->ParentRegion = B.insertRegion();
     B.insertRegion()->Ops.push_back(std::move(O));
+  }
+
+  /// A store into one of the function's own slots under the function's mask
+  /// (or all-on): the lanes that are off there are off for the rest of the
+  /// call and their slot values are never read again (a lane re-enabled by
+  /// everywhere/crev reads an unspecified value, SPEC 2.2), so it may write
+  /// every lane. Unmasked, LLVM promotes the slot to registers cleanly.
+  bool isDeadLaneStore(const Op &O) {
+    if (O.Code != OpCode::Store || !O.Operands[0]->Def ||
+        O.Operands[0]->Def->Code != OpCode::Var)
+      return false;
+    for (auto It = Stack.rbegin(); It != Stack.rend(); ++It) {
+      if (It->K == Context::UniformLoopBody)
+        continue; // shares its parent's mask
+      return It->K == Context::Function || It->K == Context::AllOn;
+    }
+    return false;
   }
 
   void ifOp(Op &O) {
