@@ -428,7 +428,7 @@ private:
     case OpCode::Convert:
       return convert(O);
     case OpCode::Broadcast:
-      set(O, splat(val(O.Operands[0])));
+      set(O, broadcast(val(O.Operands[0]), O.Operands[0]->Ty, O.result()->Ty));
       return;
     case OpCode::Select:
       set(O, B.CreateSelect(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
@@ -990,23 +990,80 @@ private:
     set(O, fromMemory(G, T));
   }
 
+  /// Stores the active lanes of a varying value of type `T` (in memory form)
+  /// at `Ptr`, member by member for structs and arrays; uniform members are
+  /// stored whole. Local slots blend (so mem2reg can promote them), other
+  /// memory gets masked stores.
+  void storeActiveLanes(llvm::Value *Ptr, llvm::Value *Data, const Type *T, llvm::Value *Mask,
+                        bool IsSlot) {
+    llvm::Type *MT = Data->getType();
+    if (T->isStruct()) {
+      const auto &Fields = T->getStructDecl()->Fields;
+      for (unsigned I = 0; I < Fields.size(); ++I) {
+        const Type *FT = IRM.Types.memberType(Fields[I].Ty, T->getVariability());
+        storeActiveLanes(B.CreateStructGEP(MT, Ptr, I), B.CreateExtractValue(Data, I), FT, Mask,
+                         IsSlot);
+      }
+      return;
+    }
+    if (T->isArray()) {
+      for (unsigned I = 0; I < T->getArraySize(); ++I)
+        storeActiveLanes(B.CreateConstGEP2_32(MT, Ptr, 0, I), B.CreateExtractValue(Data, I),
+                         T->getElementType(), Mask, IsSlot);
+      return;
+    }
+    if (!T->isVarying()) {
+      B.CreateAlignedStore(Data, Ptr, alignOf(MT));
+      return;
+    }
+    if (IsSlot) {
+      llvm::Value *Old = B.CreateAlignedLoad(MT, Ptr, alignOf(MT));
+      B.CreateAlignedStore(B.CreateSelect(Mask, Data, Old), Ptr, alignOf(MT));
+    } else {
+      Lanes->maskedStore(Data, Ptr, alignOf(MT), Mask);
+    }
+  }
+
+  /// A uniform value as the varying type `To`: scalars are splatted, structs
+  /// and arrays member by member (members declared uniform stay as they are).
+  llvm::Value *broadcast(llvm::Value *V, const Type *From, const Type *To) {
+    if (To->isStruct()) {
+      llvm::Value *R = llvm::PoisonValue::get(llvmType(To));
+      const auto &Fields = To->getStructDecl()->Fields;
+      for (unsigned I = 0; I < Fields.size(); ++I) {
+        const Type *FF = IRM.Types.memberType(Fields[I].Ty, From->getVariability());
+        const Type *FT = IRM.Types.memberType(Fields[I].Ty, To->getVariability());
+        R = B.CreateInsertValue(R, broadcast(B.CreateExtractValue(V, I), FF, FT), I);
+      }
+      return R;
+    }
+    if (To->isArray()) {
+      llvm::Value *R = llvm::PoisonValue::get(llvmType(To));
+      for (unsigned I = 0; I < To->getArraySize(); ++I)
+        R = B.CreateInsertValue(R,
+                                broadcast(B.CreateExtractValue(V, I), From->getElementType(),
+                                          To->getElementType()),
+                                I);
+      return R;
+    }
+    if (From->isVarying() || !To->isVarying())
+      return V;
+    // Struct members live in memory form (bools as bytes), scalars in registers.
+    return splat(V);
+  }
+
   void store(ir::Op &O) {
     ir::Value *Addr = O.Operands[0], *V = O.Operands[1];
     const Type *T = V->Ty;
     llvm::Value *Ptr = val(Addr), *Data = toMemory(val(V), T);
     if (!Addr->Ty->isVarying()) {
       llvm::Type *MT = Data->getType();
-      if (!T->isVarying() || !O.Mask || T->isStruct() || T->isArray()) {
+      if (!T->isVarying() || !O.Mask) {
         B.CreateAlignedStore(Data, Ptr, alignOf(MT));
         return;
       }
       // A varying value into one place: only the active lanes change.
-      if (Addr->Def && Addr->Def->Code == OpCode::Var) {
-        llvm::Value *Old = B.CreateAlignedLoad(MT, Ptr, alignOf(MT));
-        B.CreateAlignedStore(B.CreateSelect(mask(O), Data, Old), Ptr, alignOf(MT));
-      } else {
-        Lanes->maskedStore(Data, Ptr, alignOf(MT), mask(O));
-      }
+      storeActiveLanes(Ptr, Data, T, mask(O), Addr->Def && Addr->Def->Code == OpCode::Var);
       return;
     }
     // Scatter: each active lane writes its own address.

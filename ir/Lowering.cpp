@@ -24,6 +24,14 @@ using llvm::dyn_cast;
 using llvm::dyn_cast_or_null;
 using llvm::isa;
 
+/// References are pointers in the IR: a reference variable's slot holds the
+/// address of what it refers to.
+const Type *irType(TypeContext &Types, const Type *T) {
+  if (T && T->isReference())
+    return Types.getPointer(T->getPointee(), Variability::Uniform);
+  return T;
+}
+
 /// A unique symbol per overload: export / extern "C" functions keep their name.
 std::string mangle(const FunctionDecl &FD) {
   const FunctionFlags &F = FD.flags();
@@ -132,7 +140,8 @@ public:
     F->IsStatic = FD->Storage == StorageClass::Static;
     F->IsStdlib = FD->IsStdlib;
     for (size_t I = 0; I < FD->Ty->getParamTypes().size(); ++I) {
-      F->Params.push_back(std::make_unique<Value>(FD->Ty->getParamTypes()[I], nullptr));
+      F->Params.push_back(
+          std::make_unique<Value>(irType(Ctx.Types, FD->Ty->getParamTypes()[I]), nullptr));
       if (I < FD->Params.size())
         F->Params.back()->NameHint = FD->Params[I]->Name;
     }
@@ -234,7 +243,7 @@ void FunctionLowering::lowerBody(FunctionDecl &FD) {
   // Parameters are mutable locals: copy each into its own slot.
   for (size_t I = 0; I < FD.Params.size() && I < F.Params.size(); ++I) {
     VarDecl *P = FD.Params[I];
-    Value *Slot = B.var(P->Ty, P->Name);
+    Value *Slot = B.var(irType(B.types(), P->Ty), P->Name);
     B.store(Slot, F.Params[I].get());
     Locals[P] = Slot;
   }
@@ -510,6 +519,14 @@ void FunctionLowering::localVar(VarDecl *V) {
     Locals[V] = O->result();
     return;
   }
+  if (V->Ty->isReference()) {
+    // `T &r = x;` binds once: the slot keeps x's address.
+    Value *Slot = B.var(irType(B.types(), V->Ty), V->Name);
+    Locals[V] = Slot;
+    if (V->Init)
+      B.store(Slot, address(V->Init));
+    return;
+  }
   Value *Slot = B.var(V->Ty, V->Name);
   Locals[V] = Slot;
   if (V->Init)
@@ -598,7 +615,7 @@ Value *FunctionLowering::address(Expr *E) {
     if (!V)
       return unsupportedAddress(E, "taking the address of '" + DR->Name + "'");
     if (auto It = Locals.find(V); It != Locals.end())
-      return It->second;
+      return V->Ty->isReference() ? B.load(It->second) : It->second;
     if (V->IsGlobal) {
       Op *O = B.create(OpCode::GlobalAddr, B.types().getPointer(V->Ty, Variability::Uniform));
       O->GlobalRef = ML.globalFor(V);
@@ -901,8 +918,17 @@ Value *FunctionLowering::call(CallExpr *E) {
     Args.push_back(Ptr);
   }
   const auto &Params = FnTy->getParamTypes();
-  for (size_t I = 0; I < E->Args.size(); ++I) {
-    Value *A = rvalue(E->Args[I]);
+  std::vector<Expr *> ArgExprs = E->Args;
+  // Arguments left out take the parameter's default.
+  if (FD)
+    for (size_t I = ArgExprs.size(); I < FD->Params.size() && FD->Params[I]->Init; ++I)
+      ArgExprs.push_back(FD->Params[I]->Init);
+  for (size_t I = 0; I < ArgExprs.size(); ++I) {
+    if (I < Params.size() && Params[I]->isReference()) {
+      Args.push_back(address(ArgExprs[I]));
+      continue;
+    }
+    Value *A = rvalue(ArgExprs[I]);
     // crev passes each lane's value to a uniform parameter: keep it varying
     // here; the divergence transform extracts the lanes.
     if (I < Params.size() && !(E->Kind == CallKind::Crev && A->Ty->isVarying()))
