@@ -119,8 +119,8 @@ bool Sema::declareName(Decl *D) {
     Diags.error(D->Loc, "cannot redeclare built-in '" + D->Name + "'");
     return false;
   }
-  if (auto *V = llvm::dyn_cast<VarDecl>(D); V && V->IsParam && llvm::isa<VarDecl>(Prev) &&
-                                             llvm::cast<VarDecl>(Prev)->IsParam)
+  if (auto *V = llvm::dyn_cast<VarDecl>(D);
+      V && V->IsParam && llvm::isa<VarDecl>(Prev) && llvm::cast<VarDecl>(Prev)->IsParam)
     Diags.error(D->Loc, "redefinition of parameter '" + D->Name + "'");
   else
     Diags.error(D->Loc, "redefinition of '" + D->Name + "'");
@@ -190,7 +190,14 @@ void Sema::declareFunction(FunctionDecl *F) {
   if (!F->Ty || !F->Ty->isFunction())
     return;
   const FunctionFlags &Flags = F->Ty->getFunctionFlags();
-  bool Ok = true;
+  std::vector<PendingDiag> &Pending = PendingDiags[F];
+  auto Error = [&](SourceLoc Loc, std::string Msg) {
+    Pending.push_back({false, Loc, std::move(Msg)});
+  };
+  auto Note = [&](SourceLoc Loc, std::string Msg) {
+    if (Loc.isValid())
+      Pending.push_back({true, Loc, std::move(Msg)});
+  };
 
   // Parameters and the return type default to varying, as in ISPC; array
   // parameters are uniform pointers to their elements.
@@ -204,53 +211,55 @@ void Sema::declareFunction(FunctionDecl *F) {
     if (!Written && I < F->Ty->getParamTypes().size())
       Written = F->Ty->getParamTypes()[I];
     if (!Written) {
-      Ok = false;
       continue;
     }
     const Type *T = bindDeclType(Written, Variability::Varying);
     if (T->isArray())
       T = Types.getPointer(T->getElementType(), Variability::Uniform);
     P->Ty = T;
-    std::string What = P->Name.empty() ? "parameter " + std::to_string(I + 1)
-                                       : "parameter '" + P->Name + "'";
+    std::string What =
+        P->Name.empty() ? "parameter " + std::to_string(I + 1) : "parameter '" + P->Name + "'";
     if (T->isVoid()) {
-      Diags.error(P->Loc, What + " has type 'void'");
-      Ok = false;
+      Error(P->Loc, What + " has type 'void'");
     } else if (P->IsShared) {
-      Diags.error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
-                          "global scope");
-      Ok = false;
+      Error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
+                    "global scope");
     }
     if (Flags.Export && T->isVarying()) {
-      Diags.error(P->Loc, What + " of export function '" + F->Name + "' must be uniform, not " +
-                              quoted(T));
-      Ok = false;
+      Error(P->Loc,
+            What + " of export function '" + F->Name + "' must be uniform, not " + quoted(T));
     }
     ParamTypes.push_back(T);
   }
   const Type *Ret = bindDeclType(F->Ty->getReturnType(), Variability::Varying);
   if (Flags.Task && !Ret->isVoid()) {
-    Diags.error(F->Loc, "task function '" + F->Name + "' must return void, not " + quoted(Ret));
-    Ok = false;
+    Error(F->Loc, "task function '" + F->Name + "' must return void, not " + quoted(Ret));
   }
   if (Flags.Export && Ret->isVarying()) {
-    Diags.error(F->Loc, "export function '" + F->Name + "' must return a uniform value, not " +
-                            quoted(Ret));
-    Ok = false;
+    Error(F->Loc,
+          "export function '" + F->Name + "' must return a uniform value, not " + quoted(Ret));
   }
   if (Ret->isArray()) {
-    Diags.error(F->Loc, "function '" + F->Name + "' cannot return an array");
-    Ok = false;
+    Error(F->Loc, "function '" + F->Name + "' cannot return an array");
   }
   if (ParamTypes.size() != F->Params.size())
     return; // a parameter without a type was reported by the parser
   F->Ty = Types.getFunction(Ret, ParamTypes, Flags);
+  // Bound: the body can be checked and calls can be resolved, even when the
+  // signature broke a rule (that error is reported once, here).
+  Checked.insert(F);
 
   // Redeclaration, redefinition and overloading.
   Scope &Global = Scopes.front();
   auto Existing = Global.Names.find(F->Name);
   if (Existing != Global.Names.end() && !llvm::isa<FunctionDecl>(Existing->second)) {
-    declareName(F); // reports the clash
+    Decl *Prev = Existing->second;
+    if (isBuiltin(Prev)) {
+      Error(F->Loc, "cannot redeclare built-in '" + F->Name + "'");
+    } else {
+      Error(F->Loc, "redefinition of '" + F->Name + "'");
+      Note(Prev->Loc, "previous declaration of '" + F->Name + "' is here");
+    }
     return;
   }
   std::vector<FunctionDecl *> &Set = Functions[F->Name];
@@ -263,44 +272,38 @@ void Sema::declareFunction(FunctionDecl *F) {
       bool Exported = Flags.Export || G->flags().Export;
       bool ExternC = Flags.ExternC || G->flags().ExternC;
       if (Exported || ExternC) {
-        Diags.error(F->Loc, std::string(Exported ? "export" : "extern \"C\"") + " function '" +
-                                F->Name + "' cannot be overloaded");
-        if (G->Loc.isValid())
-          Diags.note(G->Loc, "previous declaration of '" + F->Name + "' is here");
+        Error(F->Loc, std::string(Exported ? "export" : "extern \"C\"") + " function '" + F->Name +
+                          "' cannot be overloaded");
+        Note(G->Loc, "previous declaration of '" + F->Name + "' is here");
         return;
       }
       continue;
     }
     if (G->Ty != F->Ty) {
-      Diags.error(F->Loc, "conflicting types for '" + F->Name + "': " + quoted(F->Ty) +
-                              " vs " + quoted(G->Ty));
-      if (G->Loc.isValid())
-        Diags.note(G->Loc, "previous declaration of '" + F->Name + "' is here");
+      Error(F->Loc,
+            "conflicting types for '" + F->Name + "': " + quoted(F->Ty) + " vs " + quoted(G->Ty));
+      Note(G->Loc, "previous declaration of '" + F->Name + "' is here");
       return;
     }
     if (F->Body && G->Body) {
-      Diags.error(F->Loc, "redefinition of '" + F->Name + "'");
-      if (G->Loc.isValid())
-        Diags.note(G->Loc, "previous definition of '" + F->Name + "' is here");
+      Error(F->Loc, "redefinition of '" + F->Name + "'");
+      Note(G->Loc, "previous definition of '" + F->Name + "' is here");
       return;
     }
     if (F->Body && G->IsStdlib && !F->IsStdlib) {
-      Diags.error(F->Loc, "'" + F->Name + "' is a standard library function and cannot be "
-                                          "redefined");
+      Error(F->Loc, "'" + F->Name +
+                        "' is a standard library function and cannot be "
+                        "redefined");
       return;
     }
     // A prototype and its definition: later calls resolve to the definition.
     if (F->Body)
       G = F;
-    if (Ok)
-      Checked.insert(F);
     return;
   }
   Set.push_back(F);
   if (Existing == Global.Names.end())
     Global.Names[F->Name] = F;
-  if (Ok)
-    Checked.insert(F);
 }
 
 void Sema::checkTopLevel(Decl *D) {
@@ -313,7 +316,19 @@ void Sema::checkTopLevel(Decl *D) {
   }
   case Decl::FunctionDeclKind: {
     auto *F = llvm::cast<FunctionDecl>(D);
-    if (F->Body && Checked.count(F))
+    for (const PendingDiag &P : PendingDiags[F]) {
+      if (P.IsNote)
+        Diags.note(P.Loc, P.Message);
+      else
+        Diags.error(P.Loc, P.Message);
+    }
+    if (!Checked.count(F))
+      break;
+    // Default arguments are checked in the global scope, at the declaration.
+    for (VarDecl *P : F->Params)
+      if (P && P->Init && P->Ty && checkRValue(P->Init))
+        convert(P->Init, unqualified(P->Ty), ConvContext(ConvContext::Init, P->Name));
+    if (F->Body)
       checkFunctionBody(F);
     break;
   }
@@ -397,8 +412,8 @@ void Sema::checkVarDecl(VarDecl *V) {
   std::string What = "variable '" + V->Name + "'";
   bool Ok = true;
   if (V->IsShared && T->isVarying()) {
-    Diags.error(V->Loc, "shared variables must be uniform: '" + V->Name + "' has type " +
-                            quoted(T));
+    Diags.error(V->Loc,
+                "shared variables must be uniform: '" + V->Name + "' has type " + quoted(T));
     Ok = false;
   }
   (void)InFunction;
@@ -409,9 +424,15 @@ void Sema::checkVarDecl(VarDecl *V) {
   if (Ok && !checkObjectType(T, V->Loc, What, /*AllowUnsized=*/false))
     Ok = false;
   V->Ty = Ok ? T : nullptr;
-  if (V->Ty && V->Init)
+  if (V->Ty && V->Init) {
     checkInitializer(V);
-  else if (V->Init && !llvm::isa<InitListExpr>(V->Init))
+    // Remember the value of an integer constant now, so that later uses fold
+    // without walking a chain of constants recursively.
+    if (V->Ty->isConst() && (V->Ty->isInteger() || V->Ty->isEnum() || V->Ty->isBool()) &&
+        V->Init->Ty)
+      if (std::optional<int64_t> C = evalIntConst(V->Init))
+        ConstValues[V] = *C;
+  } else if (V->Init && !llvm::isa<InitListExpr>(V->Init))
     checkExpr(V->Init); // still report errors inside the initializer
   declareName(V);
   declareVarSeq(V);
@@ -502,8 +523,6 @@ void Sema::checkFunctionBody(FunctionDecl *F) {
     if (!P->Name.empty())
       declareName(P);
     declareVarSeq(P);
-    if (P->Init && P->Ty && checkRValue(P->Init))
-      convert(P->Init, unqualified(P->Ty), ConvContext{ConvContext::Init, P->Name});
   }
   checkCompound(F->Body, /*NewScope=*/false);
   popScope();

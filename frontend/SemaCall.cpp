@@ -1,13 +1,15 @@
 // Sema for calls: overload resolution, argument conversion, `launch` and `crev`.
 //
-// Overloads are ranked per argument in ISPC's spirit: an exact match beats a
-// uniform->varying broadcast, which beats a promotion, which beats any other
-// conversion. A candidate wins when it is at least as good on every argument
-// and better on one than each other viable candidate; otherwise the call is
-// ambiguous. In a `crev` call each argument is one lane's value, so arguments
-// rank as their uniform versions and a varying argument may feed a uniform
-// parameter (the back end extracts the lane).
+// Overloads are ranked in ISPC's spirit: each argument is an exact match, a
+// uniform->varying broadcast, a promotion (C's integer promotion, float
+// widening) or a conversion, possibly with a broadcast. The candidate needing
+// the fewest conversions, then the fewest promotions, then the fewest
+// broadcasts wins; a tie on that cost is an ambiguous call. In a `crev` call each argument is one
+// lane's value, so arguments rank as their uniform versions and a varying argument may feed a
+// uniform parameter (the back end extracts the lane).
 #include "frontend/SemaInternal.h"
+
+#include <array>
 
 namespace spmdc {
 
@@ -22,9 +24,8 @@ const Type *rvalueTypeOf(Sema &S, Expr *E) {
   if (T->isArray()) {
     Sema::LValueInfo Info = S.lvalueInfo(E);
     const Type *Storage = Info.Storage && Info.Storage->isArray() ? Info.Storage : T;
-    return S.Types.getPointer(Storage->getElementType(), Info.VaryingAddress
-                                                             ? Variability::Varying
-                                                             : Variability::Uniform);
+    return S.Types.getPointer(Storage->getElementType(),
+                              Info.VaryingAddress ? Variability::Varying : Variability::Uniform);
   }
   if (T->isFunction())
     return S.Types.getPointer(T, Variability::Uniform);
@@ -71,9 +72,9 @@ bool Sema::checkCallArgs(CallExpr *E, const Type *FnTy, const std::string &Name,
   if (E->Args.size() > PT.size() || E->Args.size() < Required) {
     Diags.error(E->Loc, std::string(E->Args.size() > PT.size() ? "too many" : "too few") +
                             " arguments in call to '" + Name + "': expected " +
-                            (Required == PT.size() ? std::to_string(PT.size())
-                                                   : std::to_string(Required) + " to " +
-                                                         std::to_string(PT.size())) +
+                            (Required == PT.size()
+                                 ? std::to_string(PT.size())
+                                 : std::to_string(Required) + " to " + std::to_string(PT.size())) +
                             ", have " + std::to_string(E->Args.size()));
     return false;
   }
@@ -135,7 +136,7 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
   auto ArgTypes = [&] {
     std::string S;
     for (size_t I = 0; I < E->Args.size(); ++I)
-      S += (I ? ", " : "") + typeName(rvalueTypeOf(*this, E->Args[I]));
+      S += (I ? ", " : "") + quoted(rvalueTypeOf(*this, E->Args[I]));
     return "(" + S + ")";
   };
   auto NoteCandidates = [&](const std::vector<FunctionDecl *> &List) {
@@ -151,15 +152,21 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
     NoteCandidates(Candidates);
     return nullptr;
   }
-  auto Better = [](const Viable &A, const Viable &B) {
-    bool Strict = false;
-    for (size_t I = 0; I < A.Ranks.size(); ++I) {
-      if (A.Ranks[I] > B.Ranks[I])
-        return false;
-      Strict |= A.Ranks[I] < B.Ranks[I];
+  // A candidate's cost: how many arguments need a type conversion, then how
+  // many a promotion, then how many a uniform->varying broadcast.
+  auto Cost = [](const Viable &V) {
+    std::array<unsigned, 3> C{0, 0, 0};
+    for (ConvRank R : V.Ranks) {
+      if (R >= RankConversion)
+        ++C[0];
+      else if (R >= RankPromotion)
+        ++C[1];
+      if (R == RankBroadcast || R == RankPromotionBroadcast || R == RankConversionBroadcast)
+        ++C[2];
     }
-    return Strict;
+    return C;
   };
+  auto Better = [&](const Viable &A, const Viable &B) { return Cost(A) < Cost(B); };
   for (const Viable &V : Viables) {
     bool BestOfAll = true;
     for (const Viable &W : Viables)
@@ -234,7 +241,12 @@ bool Sema::checkCall(CallExpr *E) {
     if (E->Kind == CallKind::Crev) {
       const Type *CT = E->Callee->Ty;
       bool FnPtr = CT->isPointer() && CT->getPointee()->isFunction();
-      if (FnPtr && CT->isVarying()) {
+      // `crev (*fp)(...)`: the function designator keeps no variability, so
+      // look at the pointer it came from.
+      bool VaryingDeref = false;
+      if (auto *U = llvm::dyn_cast<UnaryExpr>(E->Callee); U && U->Op == UnaryOp::Deref)
+        VaryingDeref = U->Operand->Ty && U->Operand->Ty->isVarying();
+      if ((FnPtr && CT->isVarying()) || VaryingDeref) {
         Diags.error(E->Callee->Loc, "crev through a varying function pointer is not allowed");
         return false;
       }
@@ -273,8 +285,8 @@ bool Sema::checkCall(CallExpr *E) {
     break;
   case CallKind::Launch:
     if (!FnTy->getFunctionFlags().Task) {
-      Diags.error(E->Loc, "'launch' needs a task function, but '" + Name +
-                              "' is not declared 'task'");
+      Diags.error(E->Loc,
+                  "'launch' needs a task function, but '" + Name + "' is not declared 'task'");
       if (F && F->Loc.isValid())
         Diags.note(F->Loc, "'" + Name + "' is declared here");
       return false;

@@ -84,8 +84,8 @@ bool Sema::convertCondition(Expr *&E, const char *What) {
     return false;
   }
   if (!E->Ty->isBool())
-    E = wrap(E, CastKind::ToBool, boolTy(E->Ty->isVarying() ? Variability::Varying
-                                                              : Variability::Uniform));
+    E = wrap(E, CastKind::ToBool,
+             boolTy(E->Ty->isVarying() ? Variability::Varying : Variability::Uniform));
   return true;
 }
 
@@ -94,8 +94,8 @@ void Sema::promote(Expr *&E) {
   if (!T->isArithmetic() || promotedKind(T) == T->getKind())
     return;
   E = wrap(E, T->isBool() ? CastKind::BoolToIntegral : CastKind::IntegralCast,
-           Types.getAtomic(promotedKind(T), T->isVarying() ? Variability::Varying
-                                                             : Variability::Uniform));
+           Types.getAtomic(promotedKind(T),
+                           T->isVarying() ? Variability::Varying : Variability::Uniform));
 }
 
 void Sema::matchVariability(Expr *&E, Variability V) {
@@ -104,7 +104,6 @@ void Sema::matchVariability(Expr *&E, Variability V) {
 }
 
 static bool isIntegral(const Type *T) { return T->isInteger() || T->isBool() || T->isEnum(); }
-
 
 //===----------------------------------------------------------------------===//
 // L-values
@@ -179,8 +178,7 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
     return false;
   }
   if (Root && ForeachVars.count(Root) && llvm::isa<DeclRefExpr>(E)) {
-    Diags.error(E->Loc,
-                std::string("cannot ") + What + " iteration variable '" + Root->Name + "'");
+    Diags.error(E->Loc, std::string("cannot ") + What + " iteration variable '" + Root->Name + "'");
     return false;
   }
   if (E->Ty->isArray()) {
@@ -191,8 +189,8 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
     if (Root && llvm::isa<DeclRefExpr>(E))
       Diags.error(E->Loc, std::string("cannot ") + What + " const variable '" + Root->Name + "'");
     else
-      Diags.error(E->Loc, std::string("cannot ") + What + " a const value of type " +
-                              quoted(E->Ty));
+      Diags.error(E->Loc,
+                  std::string("cannot ") + What + " a const value of type " + quoted(E->Ty));
     return false;
   }
   // Rule 2: a uniform variable declared outside the varying control flow that
@@ -202,7 +200,17 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
     auto Seq = DeclSeq.find(Root);
     uint64_t DeclaredAt = Seq == DeclSeq.end() ? 0 : Seq->second;
     if (R && DeclaredAt < R->StartSeq) {
-      Diags.error(E->Loc,
+      // Point at the variable's name inside `a[i].x`.
+      const Expr *Name = E;
+      while (!llvm::isa<DeclRefExpr>(Name)) {
+        if (auto *M = llvm::dyn_cast<MemberExpr>(Name))
+          Name = M->Base;
+        else if (auto *I = llvm::dyn_cast<IndexExpr>(Name))
+          Name = I->Base;
+        else
+          break;
+      }
+      Diags.error(Name->Loc,
                   "assignment to uniform variable '" + Root->Name + "' under varying control flow");
       if (Root->Loc.isValid())
         Diags.note(Root->Loc, "'" + Root->Name + "' is declared outside the varying control flow");
@@ -299,8 +307,8 @@ bool Sema::checkDeclRef(DeclRefExpr *E) {
   case Decl::FunctionDeclKind: {
     std::vector<FunctionDecl *> *Set = overloadSet(E->Name);
     if (Set && Set->size() > 1) {
-      Diags.error(E->Loc, "reference to overloaded function '" + E->Name +
-                              "' is ambiguous without a call");
+      Diags.error(E->Loc,
+                  "reference to overloaded function '" + E->Name + "' is ambiguous without a call");
       return false;
     }
     auto *F = Set && !Set->empty() ? Set->front() : llvm::cast<FunctionDecl>(D);
@@ -378,8 +386,8 @@ bool Sema::checkUnary(UnaryExpr *E) {
       return false;
     const Type *P = Op->Ty;
     if (!P->isPointer()) {
-      Diags.error(E->Loc, "cannot dereference a value of type " + quoted(P) +
-                              ": it is not a pointer");
+      Diags.error(E->Loc,
+                  "cannot dereference a value of type " + quoted(P) + ": it is not a pointer");
       return false;
     }
     const Type *Pointee = P->getPointee();
@@ -414,8 +422,8 @@ bool Sema::checkUnary(UnaryExpr *E) {
       return false;
     }
     LValueInfo Info = lvalueInfo(Op);
-    E->Ty = Types.getPointer(Info.Storage, Info.VaryingAddress ? Variability::Varying
-                                                               : Variability::Uniform);
+    E->Ty = Types.getPointer(Info.Storage,
+                             Info.VaryingAddress ? Variability::Varying : Variability::Uniform);
     return true;
   }
   }
@@ -597,11 +605,11 @@ bool Sema::checkAssign(AssignExpr *E) {
     Ok = !T->getPointee()->isVoid() && !T->getPointee()->isFunction();
     Computed = Types.withVariability(T, V);
   } else if (T->isArithmetic() && RT->isArithmetic()) {
-    bool NeedIntegral = Op == BinaryOp::Rem || Op == BinaryOp::BitAnd ||
-                        Op == BinaryOp::BitOr || Op == BinaryOp::BitXor || Shift;
+    bool NeedIntegral = Op == BinaryOp::Rem || Op == BinaryOp::BitAnd || Op == BinaryOp::BitOr ||
+                        Op == BinaryOp::BitXor || Shift;
     Ok = !NeedIntegral || (isIntegral(T) && isIntegral(RT));
-    Computed = Shift ? Types.getAtomic(promotedKind(T), V)
-                     : Types.getAtomic(commonArithKind(T, RT), V);
+    Computed =
+        Shift ? Types.getAtomic(promotedKind(T), V) : Types.getAtomic(commonArithKind(T, RT), V);
   }
   if (!Ok) {
     Diags.error(E->Loc, std::string("invalid operands to binary '") + binaryOpSpelling(Op) +
@@ -636,8 +644,8 @@ bool Sema::checkConditional(ConditionalExpr *E) {
   if (!OkC || !OkT || !OkE)
     return false;
   const Type *TT = E->Then->Ty, *ET = E->Else->Ty;
-  Variability V = combine(E->Cond->Ty->getVariability(),
-                          combine(TT->getVariability(), ET->getVariability()));
+  Variability V =
+      combine(E->Cond->Ty->getVariability(), combine(TT->getVariability(), ET->getVariability()));
   const Type *Result = nullptr;
   if (TT->isArithmetic() && ET->isArithmetic()) {
     Result = Types.getAtomic(commonArithKind(TT, ET), V);
@@ -658,11 +666,10 @@ bool Sema::checkConditional(ConditionalExpr *E) {
     Result = Types.withVariability(TT, V);
   }
   if (!Result) {
-    Diags.error(E->Loc, "incompatible operand types " + quoted(TT) + " and " + quoted(ET) +
-                            " in '?:'");
+    Diags.error(E->Loc,
+                "incompatible operand types " + quoted(TT) + " and " + quoted(ET) + " in '?:'");
     return false;
   }
-  matchVariability(E->Cond, V);
   if (!convertQuiet(*this, E->Then, Result))
     E->Then = wrap(E->Then, CastKind::PointerCast, Result);
   if (!convertQuiet(*this, E->Else, Result))
@@ -679,8 +686,8 @@ bool Sema::checkIndex(IndexExpr *E) {
   if (!OkB || !OkI)
     return false;
   if (!isIntegral(E->Index->Ty)) {
-    Diags.error(E->Index->Loc, "array subscript is not an integer: it has type " +
-                                   quoted(E->Index->Ty));
+    Diags.error(E->Index->Loc,
+                "array subscript is not an integer: it has type " + quoted(E->Index->Ty));
     return false;
   }
   promote(E->Index);
@@ -697,8 +704,7 @@ bool Sema::checkIndex(IndexExpr *E) {
     B = E->Base->Ty;
     const Type *Pointee = B->isPointer() ? B->getPointee() : nullptr;
     if (!Pointee || Pointee->isVoid() || Pointee->isFunction()) {
-      Diags.error(E->Loc, "cannot subscript a pointer to " +
-                              quoted(Pointee ? Pointee : B));
+      Diags.error(E->Loc, "cannot subscript a pointer to " + quoted(Pointee ? Pointee : B));
       return false;
     }
     E->Ty = B->isVarying() || VaryingIndex ? varyingOf(Pointee) : Pointee;
@@ -737,8 +743,7 @@ bool Sema::checkMember(MemberExpr *E) {
       return false;
     }
     if (!StructTy->isStruct()) {
-      Diags.error(E->Loc, "member reference base type " + quoted(StructTy) +
-                              " is not a struct");
+      Diags.error(E->Loc, "member reference base type " + quoted(StructTy) + " is not a struct");
       return false;
     }
     E->IsLValue = E->Base->IsLValue;
@@ -777,8 +782,8 @@ bool Sema::checkCast(CastExpr *E) {
     return false;
   // An unqualified cast target takes the operand's variability (as in ISPC):
   // `(float)x` keeps x uniform or varying.
-  Variability Default = Ok && E->Operand->Ty->isVarying() ? Variability::Varying
-                                                           : Variability::Uniform;
+  Variability Default =
+      Ok && E->Operand->Ty->isVarying() ? Variability::Varying : Variability::Uniform;
   if (!Ok)
     Default = Variability::Varying;
   const Type *T = unqualified(bindDeclType(E->Target, Default));

@@ -250,8 +250,17 @@ public:
   unsigned NextTargetId = 1;
   uint64_t Seq = 0;
   std::unordered_map<const VarDecl *, uint64_t> DeclSeq;
-  /// Guards constant evaluation against self-referential constants.
-  std::unordered_set<const Decl *> Evaluating;
+  /// Diagnostics about a function's declaration found in the first pass; they
+  /// are emitted when the second pass reaches the function, in source order.
+  struct PendingDiag {
+    bool IsNote;
+    SourceLoc Loc;
+    std::string Message;
+  };
+  std::unordered_map<const FunctionDecl *, std::vector<PendingDiag>> PendingDiags;
+  /// Values of integer constants (`const uniform int N = 4;`), folded once at
+  /// their declaration.
+  std::unordered_map<const VarDecl *, int64_t> ConstValues;
 };
 
 } // namespace spmdc

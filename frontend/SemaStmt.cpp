@@ -72,9 +72,7 @@ static void checkScoped(Sema &S, Stmt *Sub) {
   S.popScope();
 }
 
-static bool isIntegralType(const Type *T) {
-  return T->isInteger() || T->isBool() || T->isEnum();
-}
+static bool isIntegralType(const Type *T) { return T->isInteger() || T->isBool() || T->isEnum(); }
 
 void Sema::checkStmt(Stmt *S) {
   if (Diags.shouldStop())
@@ -280,10 +278,9 @@ void Sema::checkCase(CaseStmt *S) {
     } else if (Info && Info->CondTy) {
       const Type *To = uniformOf(Info->CondTy);
       if (!sameType(S->Value->Ty, To))
-        S->Value = wrap(S->Value,
-                        S->Value->Ty->isBool() ? CastKind::BoolToIntegral
-                                               : CastKind::IntegralCast,
-                        To);
+        S->Value =
+            wrap(S->Value,
+                 S->Value->Ty->isBool() ? CastKind::BoolToIntegral : CastKind::IntegralCast, To);
       S->Resolved = evalIntConst(S->Value).value_or(*V);
       auto [It, New] = Info->Values.emplace(S->Resolved, S);
       if (!New) {
@@ -317,9 +314,8 @@ void Sema::checkBreakContinue(Stmt *S, bool IsBreak) {
     if (IsBreak || It->K != ExitTarget::Switch)
       T = &*It;
   if (!T) {
-    Diags.error(S->Loc, std::string(Word) +
-                            (IsBreak ? " statement not in a loop or switch"
-                                     : " statement not in a loop"));
+    Diags.error(S->Loc, std::string(Word) + (IsBreak ? " statement not in a loop or switch"
+                                                     : " statement not in a loop"));
     return;
   }
   if (EverywhereDepth > T->EverywhereDepth) {
@@ -349,9 +345,8 @@ void Sema::checkReturn(ReturnStmt *S) {
     } else if (Ok && convert(S->Value, unqualified(Ret), ConvContext{ConvContext::Return, Name}) &&
                Ret->isUniform() && underVaryingControl(/*SerialNarrows=*/true)) {
       // Rule 3: ISPC returns the value of the last return executed.
-      Diags.warning(S->Loc,
-                    "returning a uniform value under varying control flow: the last return "
-                    "executed wins");
+      Diags.warning(S->Loc, "returning a uniform value under varying control flow: the last return "
+                            "executed wins");
     }
   } else if (!Ret->isVoid()) {
     Diags.error(S->Loc, "non-void function '" + Name + "' should return a value");
@@ -368,8 +363,8 @@ static bool checkForeachBound(Sema &S, Expr *&E) {
     return false;
   }
   if (E->Ty->isVarying()) {
-    S.Diags.error(E->Loc, "foreach bounds must be uniform, but this one has type " +
-                              S.quoted(E->Ty));
+    S.Diags.error(E->Loc,
+                  "foreach bounds must be uniform, but this one has type " + S.quoted(E->Ty));
     return false;
   }
   return S.convert(E, S.int32Ty(Variability::Uniform), ConvContext{ConvContext::Operand});
@@ -392,8 +387,8 @@ void Sema::checkForeach(ForeachStmt *S) {
     declareVarSeq(D.Var);
   }
   unsigned Id = NextTargetId++;
-  Targets.push_back({ExitTarget::Foreach, Id, EverywhereDepth, ++Seq,
-                     S->Tiled ? "foreach_tiled" : "foreach"});
+  Targets.push_back(
+      {ExitTarget::Foreach, Id, EverywhereDepth, ++Seq, S->Tiled ? "foreach_tiled" : "foreach"});
   checkScoped(*this, S->Body);
   Targets.pop_back();
   endRegionsAt(Size, Id);
@@ -458,8 +453,8 @@ void Sema::checkPrint(PrintStmt *S) {
   }
   size_t Placeholders = std::count(S->Format.begin(), S->Format.end(), '%');
   if (Ok && Placeholders != S->Args.size())
-    Diags.error(S->Loc, "print format has " + std::to_string(Placeholders) +
-                            " '%' placeholder" + (Placeholders == 1 ? "" : "s") + " but " +
+    Diags.error(S->Loc, "print format has " + std::to_string(Placeholders) + " '%' placeholder" +
+                            (Placeholders == 1 ? "" : "s") + " but " +
                             std::to_string(S->Args.size()) + " argument" +
                             (S->Args.size() == 1 ? "" : "s") + " were given");
 }

@@ -278,9 +278,9 @@ ConvRank Sema::conversionRank(const Type *From, const Type *To, bool IsNull) {
   Type::Kind FK = From->getKind(), TK = To->getKind();
   if (*CK == CastKind::NoOp)
     Promotion = true;
-  else if (*CK == CastKind::IntegralCast && From->isInteger() && To->isInteger())
-    Promotion = kindWidth(TK) > kindWidth(FK) &&
-                (kindIsUnsigned(FK) == kindIsUnsigned(TK) || !kindIsUnsigned(TK));
+  else if ((*CK == CastKind::IntegralCast || *CK == CastKind::BoolToIntegral) && To->isInteger())
+    // C's integer promotion: bool, 8/16-bit integers and enums to int32.
+    Promotion = promotedKind(From) != FK && TK == promotedKind(From);
   else if (*CK == CastKind::FloatingCast)
     Promotion = kindWidth(TK) > kindWidth(FK);
   if (Promotion)
@@ -323,13 +323,10 @@ std::optional<int64_t> Sema::evalIntConst(const Expr *E) {
       return std::nullopt;
     if (V->Builtin == BuiltinVar::ProgramCount)
       return int64_t(Target.GangWidth);
-    if (V->Builtin != BuiltinVar::None || !V->Ty || !V->Ty->isConst() || !V->Init ||
-        !isIntegralType(V->Ty) || Evaluating.count(V))
+    auto It = ConstValues.find(V);
+    if (It == ConstValues.end())
       return std::nullopt;
-    Evaluating.insert(V);
-    auto R = evalIntConst(V->Init);
-    Evaluating.erase(V);
-    return R;
+    return It->second;
   }
   case Expr::ImplicitCastExprKind: {
     auto *IC = llvm::cast<ImplicitCastExpr>(E);
