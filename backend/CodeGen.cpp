@@ -1,6 +1,7 @@
 // Runs LLVM's optimization pipeline and writes objects, assembly, bitcode or IR text.
 #include "backend/CodeGen.h"
 
+#include "backend/ContiguousMemoryOps.h"
 #include "frontend/Diagnostics.h"
 
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -10,6 +11,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
 
 namespace spmdc {
 
@@ -32,6 +35,18 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
                                     ? PB.buildO0DefaultPipeline(Level)
                                     : PB.buildPerModuleDefaultPipeline(Level);
   MPM.run(M, MAM);
+  if (Level == llvm::OptimizationLevel::O0)
+    return;
+  // Our own clean-up once LLVM has exposed the address patterns: contiguous
+  // gathers/scatters become vector loads/stores, then instcombine folds
+  // all-on masks away.
+  llvm::FunctionPassManager FPM;
+  FPM.addPass(ContiguousMemoryOpsPass());
+  FPM.addPass(llvm::InstCombinePass());
+  FPM.addPass(llvm::SimplifyCFGPass());
+  llvm::ModulePassManager Cleanup;
+  Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
+  Cleanup.run(M, MAM);
 }
 
 bool writeModule(llvm::Module &M, llvm::TargetMachine &TM, OutputKind Kind,

@@ -6,6 +6,8 @@
 // that mem2reg can still promote the slot.
 #include "backend/LLVMEmitter.h"
 
+#include "backend/LaneOps.h"
+#include "backend/StdlibHooks.h"
 #include "backend/TargetInfo.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
@@ -14,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -23,7 +26,9 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 
 namespace spmdc {
 
@@ -73,7 +78,8 @@ public:
   Emitter(ir::Module &M, const TargetInfo &Target, llvm::TargetMachine &TM,
           llvm::LLVMContext &Ctx, DiagnosticEngine &Diags)
       : IRM(M), Target(Target), Ctx(Ctx), Diags(Diags), W(Target.GangWidth),
-        Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx) {
+        Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx),
+        Lanes(Target.isGPU() ? createNVPTXLaneOps(B) : createX86LaneOps(B, W)) {
     Mod->setTargetTriple(TM.getTargetTriple());
     Mod->setDataLayout(TM.createDataLayout());
   }
@@ -81,15 +87,22 @@ public:
   std::unique_ptr<llvm::Module> run() {
     for (auto &G : IRM.Globals)
       declareGlobal(*G);
+    // Standard library functions with a body (written in .spmd) are compiled
+    // like the user's; those without are target hooks (stdlibCall).
     for (auto &F : IRM.Functions)
-      if (!F->IsStdlib)
+      if (!F->IsStdlib || F->Body)
         declareFunction(*F);
     for (auto &F : IRM.Functions)
       if (F->Body)
         defineFunction(*F);
-    for (auto &F : IRM.Functions)
-      if (F->Body && F->flags().Export)
+    for (auto &F : IRM.Functions) {
+      if (!F->Body)
+        continue;
+      if (Target.isGPU() && (F->flags().Export || F->flags().Task))
+        defineKernel(*F);
+      else if (F->flags().Export)
         defineExportWrapper(*F);
+    }
     if (Diags.hasErrors())
       return nullptr;
     std::string Err;
@@ -149,7 +162,7 @@ private:
       return B.getPtrTy();
     llvm::Type *S = scalarType(T, InMemory);
     if (T->isVarying() && !T->isVoid())
-      return llvm::FixedVectorType::get(S, W);
+      return Lanes->varying(S);
     return S;
   }
 
@@ -169,7 +182,7 @@ private:
     return ST;
   }
 
-  llvm::Type *maskType() { return llvm::FixedVectorType::get(B.getInt1Ty(), W); }
+  llvm::Type *maskType() { return Lanes->varying(B.getInt1Ty()); }
 
   //===--------------------------------------------------------------------===//
   // Declarations
@@ -183,6 +196,18 @@ private:
     auto Linkage = G.IsExtern   ? llvm::GlobalValue::ExternalLinkage
                    : G.IsStatic ? llvm::GlobalValue::InternalLinkage
                                 : llvm::GlobalValue::ExternalLinkage;
+    if (G.IsShared) {
+      // One copy per block: PTX .shared on NVPTX; on the CPU a block is one
+      // task, so each worker thread (running one task at a time) has its own.
+      bool GPU = Target.isGPU();
+      auto *GV = new llvm::GlobalVariable(
+          *Mod, T, false, llvm::GlobalValue::InternalLinkage,
+          GPU ? llvm::UndefValue::get(T) : llvm::Constant::getNullValue(T), G.Name, nullptr,
+          GPU ? llvm::GlobalValue::NotThreadLocal : llvm::GlobalValue::GeneralDynamicTLSModel,
+          GPU ? 3u : 0u);
+      Globals[&G] = GV;
+      return;
+    }
     Globals[&G] = new llvm::GlobalVariable(*Mod, T, G.Ty->isConst(), Linkage, Init, G.Name);
   }
 
@@ -212,6 +237,9 @@ private:
     std::vector<llvm::Type *> Params;
     for (auto &P : F.Params)
       Params.push_back(llvmType(P->Ty));
+    // A task also receives its position in the launch: taskIndex0..2, taskCount0..2.
+    if (F.flags().Task)
+      Params.insert(Params.end(), TaskIndexParams, B.getInt32Ty());
     auto *FT = llvm::FunctionType::get(llvmType(F.Ty->getReturnType()), Params, false);
     std::string Name = F.flags().Export ? F.Symbol + "___masked" : F.Symbol;
     auto Linkage = (F.IsStatic || (F.Body && !F.flags().ExternC && !F.flags().Export &&
@@ -272,14 +300,24 @@ private:
       Values[F.Params[I].get()] = Fn->getArg(I);
       Fn->getArg(I)->setName(F.Params[I]->NameHint);
     }
+    if (F.flags().Task) {
+      static const char *Names[TaskIndexParams] = {"taskIndex0", "taskIndex1", "taskIndex2",
+                                                   "taskCount0", "taskCount1", "taskCount2"};
+      for (unsigned I = 0; I < TaskIndexParams; ++I)
+        Fn->getArg(F.Params.size() + I)->setName(Names[I]);
+    }
+    // Functions that launch tasks keep their launch group; it starts empty.
+    LaunchGroup = nullptr;
+    if (containsOp(*F.Body, OpCode::Launch)) {
+      LaunchGroup = B.CreateAlloca(B.getPtrTy(), nullptr, "__launch_group");
+      B.CreateStore(llvm::Constant::getNullValue(B.getPtrTy()), LaunchGroup);
+    }
     region(*F.Body);
     // Falling off the end: return void, or an undefined value as C does.
-    if (!B.GetInsertBlock()->getTerminator()) {
-      if (Fn->getReturnType()->isVoidTy())
-        B.CreateRetVoid();
-      else
-        B.CreateRet(llvm::PoisonValue::get(Fn->getReturnType()));
-    }
+    if (!B.GetInsertBlock()->getTerminator())
+      emitReturn(Fn->getReturnType()->isVoidTy()
+                     ? nullptr
+                     : llvm::PoisonValue::get(Fn->getReturnType()));
     // Blocks left empty after a jump get an unreachable terminator.
     for (llvm::BasicBlock &BB : *Fn)
       if (!BB.getTerminator()) {
@@ -302,7 +340,7 @@ private:
     auto It = Values.find(V);
     if (It != Values.end())
       return It->second;
-    Diags.errorNoLoc("internal error: SPMD IR value used before its definition");
+    Diags.errorNoLoc(std::string("internal error: SPMD IR value used before its definition: ") + (V->Def ? ir::opName(V->Def->Code) : "parameter " + V->NameHint));
     return llvm::PoisonValue::get(llvmType(V->Ty));
   }
 
@@ -323,7 +361,8 @@ private:
     return false;
   }
 
-  llvm::Value *splat(llvm::Value *V) { return B.CreateVectorSplat(W, V); }
+  llvm::Value *splat(llvm::Value *V) { return Lanes->splat(V); }
+
 
   /// Register <-> memory representation (bools are bytes in memory).
   llvm::Value *fromMemory(llvm::Value *V, const Type *T) {
@@ -374,9 +413,17 @@ private:
       set(O, Entry.CreateAlloca(llvmType(O.VarType, true), nullptr, O.result()->NameHint));
       return;
     }
-    case OpCode::GlobalAddr:
-      set(O, Globals[O.GlobalRef]);
+    case OpCode::GlobalAddr: {
+      llvm::GlobalVariable *GV = Globals[O.GlobalRef];
+      // Shared memory is its own address space on NVPTX: hand out generic pointers.
+      if (GV->getAddressSpace() != 0)
+        set(O, B.CreateAddrSpaceCast(GV, B.getPtrTy()));
+      else if (GV->isThreadLocal())
+        set(O, B.CreateThreadLocalAddress(GV));
+      else
+        set(O, GV);
       return;
+    }
     case OpCode::FuncAddr:
       set(O, Functions[O.Callee]);
       return;
@@ -407,23 +454,20 @@ private:
       B.CreateBr(Loops.back().Continue);
       return;
     case OpCode::Return:
-      if (O.Operands.empty())
-        B.CreateRetVoid();
-      else
-        B.CreateRet(val(O.Operands[0]));
+      emitReturn(O.Operands.empty() ? nullptr : val(O.Operands[0]));
       return;
     case OpCode::MaskAllOn:
       set(O, llvm::ConstantInt::getTrue(maskType()));
       return;
     case OpCode::Any:
-      set(O, B.CreateOrReduce(val(O.Operands[0])));
+      set(O, Lanes->any(val(O.Operands[0])));
       return;
     case OpCode::All:
-      set(O, B.CreateAndReduce(val(O.Operands[0])));
+      set(O, Lanes->all(val(O.Operands[0])));
       return;
     case OpCode::LaneCount:
     case OpCode::FirstLane: {
-      llvm::Value *Bits = B.CreateBitCast(val(O.Operands[0]), B.getIntNTy(W));
+      llvm::Value *Bits = Lanes->bits(val(O.Operands[0]));
       llvm::Value *R =
           O.Code == OpCode::LaneCount
               ? B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits)
@@ -431,24 +475,33 @@ private:
       set(O, B.CreateZExtOrTrunc(R, B.getInt32Ty()));
       return;
     }
-    case OpCode::LaneIsSet:
+    case OpCode::LaneIsSet: {
+      llvm::Value *Bit = B.CreateLShr(Lanes->bits(val(O.Operands[0])),
+                                      B.CreateZExt(val(O.Operands[1]), B.getInt64Ty()));
+      set(O, B.CreateTrunc(Bit, B.getInt1Ty()));
+      return;
+    }
     case OpCode::Extract:
-      set(O, B.CreateExtractElement(val(O.Operands[0]), val(O.Operands[1])));
+      set(O, Lanes->extract(val(O.Operands[0]), val(O.Operands[1])));
       return;
     case OpCode::Insert:
-      set(O, B.CreateInsertElement(val(O.Operands[0]), val(O.Operands[2]), val(O.Operands[1])));
+      set(O, Lanes->insert(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
       return;
     case OpCode::Print:
-      unsupported(O, "'print'");
-      return;
+      if (Target.isGPU())
+        return (void)unsupported(O, "'print'");
+      return print(O);
     case OpCode::Assert:
-      unsupported(O, "'assert'");
-      return;
+      if (Target.isGPU())
+        return (void)unsupported(O, "'assert'");
+      return assertOp(O);
     case OpCode::Launch:
-      unsupported(O, "'launch'");
-      return;
+      if (Target.isGPU())
+        return Diags.error(O.Loc, "'launch' is not available on NVPTX: launch the task's kernel "
+                                  "from the host (spmdc uses no dynamic parallelism)");
+      return launch(O);
     case OpCode::Sync:
-      unsupported(O, "'sync'");
+      emitSync();
       return;
     case OpCode::Crev:
     case OpCode::Foreach:
@@ -464,42 +517,288 @@ private:
 
   void builtin(ir::Op &O) {
     switch (O.BuiltinId) {
-    case BuiltinVar::ProgramIndex: {
-      std::vector<llvm::Constant *> Lanes;
-      for (unsigned I = 0; I < W; ++I)
-        Lanes.push_back(B.getInt32(I));
-      set(O, llvm::ConstantVector::get(Lanes));
+    case BuiltinVar::ProgramIndex:
+      set(O, Lanes->laneIndex());
       return;
-    }
     case BuiltinVar::ProgramCount:
       set(O, B.getInt32(W));
       return;
     // On the CPU a block is one gang (SPEC 2.3). Outside a launched task
     // there is one task: index 0 of 1.
     case BuiltinVar::GangIndex:
-    case BuiltinVar::TaskIndex:
+    case BuiltinVar::GangCount:
+      set(O, gangBuiltin(O.BuiltinId));
+      return;
     case BuiltinVar::TaskIndex0:
     case BuiltinVar::TaskIndex1:
     case BuiltinVar::TaskIndex2:
-    case BuiltinVar::BlockIndex:
-      if (CurIR->flags().Task)
-        return (void)unsupported(O, "task indices");
-      set(O, B.getInt32(0));
-      return;
-    case BuiltinVar::GangCount:
-    case BuiltinVar::TaskCount:
     case BuiltinVar::TaskCount0:
     case BuiltinVar::TaskCount1:
     case BuiltinVar::TaskCount2:
+    case BuiltinVar::TaskIndex:
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::BlockIndex:
     case BuiltinVar::BlockCount:
-      if (CurIR->flags().Task)
-        return (void)unsupported(O, "task counts");
-      set(O, B.getInt32(1));
+      set(O, taskBuiltin(O.BuiltinId));
       return;
     case BuiltinVar::None:
       break;
     }
     unsupported(O, "this built-in");
+  }
+
+  llvm::Value *sreg(llvm::Intrinsic::ID Id) { return B.CreateIntrinsic(Id, llvm::ArrayRef<llvm::Type *>{}, llvm::ArrayRef<llvm::Value *>{}); }
+
+  /// gangIndex/gangCount: on NVPTX the warp within its block; on the CPU a
+  /// block is one gang (SPEC 2.3).
+  llvm::Value *gangBuiltin(BuiltinVar Which) {
+    if (!Target.isGPU())
+      return B.getInt32(Which == BuiltinVar::GangIndex ? 0 : 1);
+    llvm::Value *V = sreg(Which == BuiltinVar::GangIndex
+                              ? llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x
+                              : llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+    return B.CreateUDiv(V, B.getInt32(32));
+  }
+
+  /// On NVPTX a task is a warp: taskIndex is the global warp index over the
+  /// x dimension of the grid, taskCount the number of warps; blockIndex and
+  /// blockCount are the CTA's. taskIndex1/2 are the grid's y/z block indices.
+  llvm::Value *gpuTaskBuiltin(BuiltinVar Which) {
+    using namespace llvm::Intrinsic;
+    switch (Which) {
+    case BuiltinVar::BlockIndex:
+      return sreg(nvvm_read_ptx_sreg_ctaid_x);
+    case BuiltinVar::BlockCount:
+      return sreg(nvvm_read_ptx_sreg_nctaid_x);
+    case BuiltinVar::TaskIndex1:
+      return sreg(nvvm_read_ptx_sreg_ctaid_y);
+    case BuiltinVar::TaskIndex2:
+      return sreg(nvvm_read_ptx_sreg_ctaid_z);
+    case BuiltinVar::TaskCount1:
+      return sreg(nvvm_read_ptx_sreg_nctaid_y);
+    case BuiltinVar::TaskCount2:
+      return sreg(nvvm_read_ptx_sreg_nctaid_z);
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::TaskCount0:
+      return B.CreateUDiv(B.CreateMul(sreg(nvvm_read_ptx_sreg_nctaid_x),
+                                      sreg(nvvm_read_ptx_sreg_ntid_x)),
+                          B.getInt32(32));
+    default: // taskIndex, taskIndex0
+      return B.CreateUDiv(B.CreateAdd(B.CreateMul(sreg(nvvm_read_ptx_sreg_ctaid_x),
+                                                  sreg(nvvm_read_ptx_sreg_ntid_x)),
+                                      sreg(nvvm_read_ptx_sreg_tid_x)),
+                          B.getInt32(32));
+    }
+  }
+
+  /// An export or task function on NVPTX: a `.entry` kernel with the
+  /// function's uniform parameters that runs the body with every lane on.
+  void defineKernel(ir::Function &F) {
+    if (!F.Ty->getReturnType()->isVoid()) {
+      // Still callable from SPMD code, just not from the host.
+      Diags.warning(F.Loc, "export function '" + F.Name +
+                               "' returns a value, so it is no kernel on NVPTX (kernels "
+                               "return void: write results through a pointer)");
+      return;
+    }
+    llvm::Function *Body = Functions[&F];
+    std::vector<llvm::Type *> Params;
+    for (size_t I = 1; I < F.Params.size(); ++I)
+      Params.push_back(llvmType(F.Params[I]->Ty));
+    auto *K = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
+                                     llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
+    K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    // The body must not clash with the kernel's name.
+    Body->setName(F.Symbol + "___body");
+    Body->setLinkage(llvm::GlobalValue::InternalLinkage);
+    B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", K));
+    std::vector<llvm::Value *> Args = {B.getTrue()};
+    for (size_t I = 1; I < F.Params.size(); ++I) {
+      K->getArg(I - 1)->setName(F.Params[I]->NameHint);
+      Args.push_back(K->getArg(I - 1));
+    }
+    if (F.flags().Task) // the task's own index parameters are unused on NVPTX
+      Args.insert(Args.end(), TaskIndexParams, B.getInt32(0));
+    B.CreateCall(Body, Args);
+    B.CreateRetVoid();
+  }
+
+  static constexpr unsigned TaskIndexParams = 6;
+
+  static bool containsOp(ir::Region &R, OpCode Code) {
+    for (auto &O : R.Ops) {
+      if (O->Code == Code)
+        return true;
+      for (auto &Sub : O->Regions)
+        if (containsOp(*Sub, Code))
+          return true;
+    }
+    return false;
+  }
+
+  /// taskIndex/taskCount and their per-dimension forms. Outside a task there
+  /// is one task (index 0 of 1). On the CPU a block is one task (SPEC 2.3).
+  llvm::Value *taskBuiltin(BuiltinVar Which) {
+    if (Target.isGPU())
+      return gpuTaskBuiltin(Which);
+    if (!CurIR->flags().Task) {
+      bool IsCount = Which == BuiltinVar::TaskCount || Which == BuiltinVar::TaskCount0 ||
+                     Which == BuiltinVar::TaskCount1 || Which == BuiltinVar::TaskCount2 ||
+                     Which == BuiltinVar::BlockCount;
+      return B.getInt32(IsCount ? 1 : 0);
+    }
+    unsigned First = CurIR->Params.size();
+    auto Arg = [&](unsigned I) { return Fn->getArg(First + I); };
+    switch (Which) {
+    case BuiltinVar::TaskIndex0:
+      return Arg(0);
+    case BuiltinVar::TaskIndex1:
+      return Arg(1);
+    case BuiltinVar::TaskIndex2:
+      return Arg(2);
+    case BuiltinVar::TaskCount0:
+      return Arg(3);
+    case BuiltinVar::TaskCount1:
+      return Arg(4);
+    case BuiltinVar::TaskCount2:
+      return Arg(5);
+    case BuiltinVar::TaskCount:
+    case BuiltinVar::BlockCount:
+      return B.CreateMul(B.CreateMul(Arg(3), Arg(4)), Arg(5));
+    default: // taskIndex, blockIndex: i0 + c0 * (i1 + c1 * i2)
+      return B.CreateAdd(Arg(0), B.CreateMul(Arg(3), B.CreateAdd(Arg(1), B.CreateMul(Arg(4), Arg(2)))));
+    }
+  }
+
+  llvm::FunctionCallee runtimeFn(const char *Name, llvm::Type *Ret, std::vector<llvm::Type *> Params) {
+    return Mod->getOrInsertFunction(Name, llvm::FunctionType::get(Ret, Params, false));
+  }
+
+  /// A function that launched tasks waits for them before it returns (as ISPC).
+  void emitSync() {
+    if (!LaunchGroup)
+      return;
+    llvm::Value *G = B.CreateLoad(B.getPtrTy(), LaunchGroup);
+    B.CreateCall(runtimeFn("spmdc_task_sync", B.getVoidTy(), {B.getPtrTy()}), {G});
+    B.CreateStore(llvm::Constant::getNullValue(B.getPtrTy()), LaunchGroup);
+  }
+
+  void emitReturn(llvm::Value *V) {
+    emitSync();
+    if (V)
+      B.CreateRet(V);
+    else
+      B.CreateRetVoid();
+  }
+
+  /// The runtime calls `fn(data, i0, i1, i2, c0, c1, c2)`; this entry unpacks
+  /// the argument block and calls the task with every lane on.
+  llvm::Function *taskEntry(ir::Function &Task, llvm::StructType *ArgsTy) {
+    auto It = TaskEntries.find(&Task);
+    if (It != TaskEntries.end())
+      return It->second;
+    std::vector<llvm::Type *> Params = {B.getPtrTy()};
+    Params.insert(Params.end(), TaskIndexParams, B.getInt32Ty());
+    auto *E = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
+                                     llvm::GlobalValue::InternalLinkage,
+                                     Task.Symbol + "___task_entry", *Mod);
+    TaskEntries[&Task] = E;
+    llvm::IRBuilder<> EB(llvm::BasicBlock::Create(Ctx, "entry", E));
+    std::vector<llvm::Value *> Args = {llvm::ConstantInt::getTrue(maskType())};
+    for (unsigned I = 1; I < Task.Params.size(); ++I)
+      Args.push_back(EB.CreateLoad(ArgsTy->getElementType(I - 1),
+                                   EB.CreateStructGEP(ArgsTy, E->getArg(0), I - 1)));
+    for (unsigned I = 0; I < TaskIndexParams; ++I)
+      Args.push_back(E->getArg(1 + I));
+    EB.CreateCall(Functions[&Task], Args);
+    EB.CreateRetVoid();
+    return E;
+  }
+
+  void launch(ir::Op &O) {
+    ir::Function &Task = *O.Callee;
+    std::vector<llvm::Type *> Fields;
+    for (unsigned I = 1; I < Task.Params.size(); ++I)
+      Fields.push_back(llvmType(Task.Params[I]->Ty));
+    llvm::StructType *ArgsTy = llvm::StructType::get(Ctx, Fields);
+    const llvm::DataLayout &DL = Mod->getDataLayout();
+    llvm::Value *Data = B.CreateCall(
+        runtimeFn("spmdc_task_alloc", B.getPtrTy(), {B.getPtrTy(), B.getInt64Ty(), B.getInt32Ty()}),
+        {LaunchGroup, B.getInt64(DL.getTypeAllocSize(ArgsTy)),
+         B.getInt32(DL.getABITypeAlign(ArgsTy).value())});
+    for (unsigned I = 0; I < O.Operands.size() && I < Fields.size(); ++I)
+      B.CreateStore(val(O.Operands[I]), B.CreateStructGEP(ArgsTy, Data, I));
+    llvm::Value *Counts[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
+    for (unsigned I = 0; I < O.LaunchCounts.size() && I < 3; ++I)
+      Counts[I] = val(O.LaunchCounts[I]);
+    B.CreateCall(runtimeFn("spmdc_task_launch", B.getVoidTy(),
+                           {B.getPtrTy(), B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(),
+                            B.getInt32Ty(), B.getInt32Ty()}),
+                 {LaunchGroup, taskEntry(Task, ArgsTy), Data, Counts[0], Counts[1], Counts[2]});
+  }
+
+  /// `print`: spmdc_print(format, types, width, mask, args) from the runtime.
+  void print(ir::Op &O) {
+    std::string Types;
+    std::vector<llvm::Value *> Slots;
+    llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+    for (ir::Value *V : O.Operands) {
+      const Type *T = V->Ty;
+      llvm::Value *X = val(V);
+      char C;
+      if (T->isBool()) {
+        C = 'b';
+        X = B.CreateZExt(X, T->isVarying() ? llvmType(T, true) : B.getInt8Ty());
+      } else if (T->isFloatingPoint()) {
+        C = T->getKind() == Type::Double ? 'd' : 'f';
+        if (T->getKind() == Type::Float16)
+          X = B.CreateFPExt(X, T->isVarying() ? llvm::FixedVectorType::get(B.getFloatTy(), W)
+                                              : B.getFloatTy());
+      } else if (T->isPointer()) {
+        C = 'p';
+      } else if (T->getBitWidth() == 64) {
+        C = T->isUnsignedInteger() ? 'v' : 'l';
+      } else {
+        C = T->isUnsignedInteger() ? 'u' : 'i';
+        llvm::Type *I32 = T->isVarying() ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(
+                                               B.getInt32Ty(), W))
+                                         : B.getInt32Ty();
+        X = B.CreateIntCast(X, I32, !T->isUnsignedInteger());
+      }
+      if (T->isVarying())
+        C = static_cast<char>(std::toupper(C));
+      Types += C;
+      llvm::Value *Slot = Entry.CreateAlloca(X->getType());
+      B.CreateStore(X, Slot);
+      Slots.push_back(Slot);
+    }
+    llvm::Value *Args = Entry.CreateAlloca(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1));
+    for (size_t I = 0; I < Slots.size(); ++I)
+      B.CreateStore(Slots[I], B.CreateConstGEP2_32(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1), Args, 0, I));
+    llvm::Value *Bits = Lanes->bits(mask(O));
+    B.CreateCall(runtimeFn("spmdc_print", B.getVoidTy(),
+                           {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getPtrTy()}),
+                 {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
+  }
+
+  /// `assert(c)`: if some active lane fails, report it through the runtime.
+  void assertOp(ir::Op &O) {
+    llvm::Value *C = val(O.Operands[0]);
+    if (!C->getType()->isVectorTy())
+      C = splat(C);
+    llvm::Value *Failing = B.CreateAnd(mask(O), B.CreateNot(C));
+    llvm::Value *Bits = Lanes->bits(Failing);
+    auto *Fail = llvm::BasicBlock::Create(Ctx, "assert.fail", Fn);
+    auto *Cont = llvm::BasicBlock::Create(Ctx, "assert.ok", Fn);
+    B.CreateCondBr(B.CreateICmpNE(Bits, B.getInt64(0)), Fail, Cont);
+    B.SetInsertPoint(Fail);
+    std::string File = O.Loc.File ? *O.Loc.File : "<unknown>";
+    B.CreateCall(runtimeFn("spmdc_assert_fail", B.getVoidTy(),
+                           {B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
+                 {B.CreateGlobalString(File), B.getInt32(O.Loc.Line), B.CreateGlobalString(O.Text),
+                  Bits});
+    B.CreateBr(Cont);
+    B.SetInsertPoint(Cont);
   }
 
   void unary(ir::Op &O) {
@@ -659,7 +958,7 @@ private:
     if (!Elt->isScalar())
       return (void)unsupported(O, "loading a '" + Elt->toString() + "' through a varying pointer");
     llvm::Type *MT = llvmType(T, true);
-    llvm::Value *G = B.CreateMaskedGather(MT, val(Addr), alignOf(llvmType(Elt, true)), mask(O));
+    llvm::Value *G = Lanes->gather(MT, val(Addr), alignOf(llvmType(Elt, true)), mask(O));
     set(O, fromMemory(G, T));
   }
 
@@ -678,7 +977,7 @@ private:
         llvm::Value *Old = B.CreateAlignedLoad(MT, Ptr, alignOf(MT));
         B.CreateAlignedStore(B.CreateSelect(mask(O), Data, Old), Ptr, alignOf(MT));
       } else {
-        B.CreateMaskedStore(Data, Ptr, alignOf(MT), mask(O));
+        Lanes->maskedStore(Data, Ptr, alignOf(MT), mask(O));
       }
       return;
     }
@@ -686,9 +985,7 @@ private:
     const Type *Elt = Addr->Ty->getPointee();
     if (!Elt->isScalar())
       return (void)unsupported(O, "storing a '" + Elt->toString() + "' through a varying pointer");
-    if (!Data->getType()->isVectorTy())
-      Data = splat(Data);
-    B.CreateMaskedScatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
+    Lanes->scatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
   }
 
   void elementAddr(ir::Op &O) {
@@ -704,7 +1001,13 @@ private:
     if (Idx->getType()->isVectorTy() && !Ptr->getType()->isVectorTy())
       Ptr = splat(Ptr);
     llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
-    set(O, B.CreateGEP(EltTy, Ptr, Idx));
+    llvm::Value *Addr = B.CreateGEP(EltTy, Ptr, Idx);
+    // Into varying data by lane: lane l's element sits at offset l in the
+    // vector its index picked.
+    // (On NVPTX each thread holds only its own lane: no offset.)
+    if (EltTy->isVectorTy() && !O.result()->Ty->getPointee()->isVarying())
+      Addr = B.CreateGEP(EltTy->getScalarType(), Addr, Lanes->laneIndex64());
+    set(O, Addr);
   }
 
   void call(ir::Op &O) {
@@ -736,149 +1039,23 @@ private:
     set(O, B.CreateCall(FC, Args));
   }
 
-  /// The standard library functions that map onto LLVM intrinsics.
+  /// A standard library prototype: a target hook (backend/StdlibHooks.cpp).
   void stdlibCall(ir::Op &O) {
-    const std::string &Name = O.Callee->Name;
-    std::vector<llvm::Value *> A;
-    for (ir::Value *V : O.Operands)
-      A.push_back(val(V));
-    llvm::Value *M = mask(O);
-    const Type *T0 = O.Operands.empty() ? nullptr : O.Operands[0]->Ty;
-    bool Float = T0 && T0->isFloatingPoint();
-    bool Signed = T0 && (T0->isSignedInteger() || T0->isEnum());
-    auto Unary = [&](llvm::Intrinsic::ID ID) { return B.CreateUnaryIntrinsic(ID, A[0]); };
-    auto Binary = [&](llvm::Intrinsic::ID ID) { return B.CreateBinaryIntrinsic(ID, A[0], A[1]); };
-    auto ActiveOnly = [&](llvm::Value *V, llvm::Value *Identity) {
-      return B.CreateSelect(M, V, Identity);
-    };
-    llvm::Value *R = nullptr;
-    if (Name == "sqrt")
-      R = Unary(llvm::Intrinsic::sqrt);
-    else if (Name == "rsqrt" || Name == "rcp") {
-      llvm::Value *X = Name == "rsqrt" ? Unary(llvm::Intrinsic::sqrt) : A[0];
-      R = B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), X);
-    } else if (Name == "floor")
-      R = Unary(llvm::Intrinsic::floor);
-    else if (Name == "ceil")
-      R = Unary(llvm::Intrinsic::ceil);
-    else if (Name == "round")
-      R = Unary(llvm::Intrinsic::roundeven);
-    else if (Name == "sin")
-      R = Unary(llvm::Intrinsic::sin);
-    else if (Name == "cos")
-      R = Unary(llvm::Intrinsic::cos);
-    else if (Name == "tan")
-      R = Unary(llvm::Intrinsic::tan);
-    else if (Name == "asin")
-      R = Unary(llvm::Intrinsic::asin);
-    else if (Name == "acos")
-      R = Unary(llvm::Intrinsic::acos);
-    else if (Name == "atan")
-      R = Unary(llvm::Intrinsic::atan);
-    else if (Name == "atan2")
-      R = Binary(llvm::Intrinsic::atan2);
-    else if (Name == "exp")
-      R = Unary(llvm::Intrinsic::exp);
-    else if (Name == "log")
-      R = Unary(llvm::Intrinsic::log);
-    else if (Name == "pow")
-      R = Binary(llvm::Intrinsic::pow);
-    else if (Name == "abs")
-      R = Float ? Unary(llvm::Intrinsic::fabs)
-                : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
-    else if (Name == "min" || Name == "max") {
-      bool Min = Name == "min";
-      R = Float    ? Binary(Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum)
-          : Signed ? Binary(Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
-                   : Binary(Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
-    } else if (Name == "clamp" && A.size() == 3) {
-      llvm::Value *Lo = Float ? B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, A[0], A[1])
-                        : Signed ? B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, A[0], A[1])
-                                 : B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, A[0], A[1]);
-      R = Float    ? B.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, Lo, A[2])
-          : Signed ? B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, Lo, A[2])
-                   : B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Lo, A[2]);
-    } else if ((Name == "any" || Name == "all" || Name == "none") && A.size() == 1) {
-      llvm::Value *V = A[0]->getType()->isVectorTy() ? A[0] : splat(A[0]);
-      if (Name == "all")
-        R = B.CreateAndReduce(B.CreateOr(V, B.CreateNot(M)));
-      else {
-        R = B.CreateOrReduce(B.CreateAnd(V, M));
-        if (Name == "none")
-          R = B.CreateNot(R);
-      }
-    } else if (Name == "popcnt" && A.size() == 1 && A[0]->getType()->isVectorTy() &&
-               T0->isBool()) {
-      llvm::Value *Bits = B.CreateBitCast(B.CreateAnd(A[0], M), B.getIntNTy(W));
-      R = B.CreateZExtOrTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits),
-                              B.getInt32Ty());
-    } else if (Name == "popcnt" && A.size() == 1) {
-      R = B.CreateIntCast(Unary(llvm::Intrinsic::ctpop), llvmType(O.result()->Ty), false);
-    } else if (Name == "lanemask" && A.empty()) {
-      R = B.CreateZExtOrTrunc(B.CreateBitCast(M, B.getIntNTy(W)), llvmType(O.result()->Ty));
-    } else if ((Name == "reduce_add" || Name == "reduce_min" || Name == "reduce_max") &&
-               A.size() == 1 && A[0]->getType()->isVectorTy()) {
-      llvm::Type *ET = A[0]->getType()->getScalarType();
-      if (Name == "reduce_add") {
-        llvm::Value *Z = llvm::Constant::getNullValue(A[0]->getType());
-        llvm::Value *V = ActiveOnly(A[0], Z);
-        R = Float ? B.CreateFAddReduce(llvm::ConstantFP::get(ET, 0.0), V) : B.CreateAddReduce(V);
-      } else {
-        bool Min = Name == "reduce_min";
-        llvm::Value *Id;
-        if (Float)
-          Id = llvm::ConstantFP::getInfinity(ET, !Min);
-        else if (Signed)
-          Id = Min ? llvm::ConstantInt::get(ET, llvm::APInt::getSignedMaxValue(
-                                                    ET->getIntegerBitWidth()))
-                   : llvm::ConstantInt::get(ET, llvm::APInt::getSignedMinValue(
-                                                    ET->getIntegerBitWidth()));
-        else
-          Id = Min ? llvm::ConstantInt::get(ET, llvm::APInt::getMaxValue(ET->getIntegerBitWidth()))
-                   : llvm::ConstantInt::get(ET, 0);
-        llvm::Value *V = ActiveOnly(A[0], splat(Id));
-        if (Float)
-          R = Min ? B.CreateFPMinReduce(V) : B.CreateFPMaxReduce(V);
-        else
-          R = Min ? B.CreateIntMinReduce(V, Signed) : B.CreateIntMaxReduce(V, Signed);
-      }
-    } else if (Name == "extract" && A.size() == 2) {
-      R = B.CreateExtractElement(A[0], A[1]);
-    } else if (Name == "insert" && A.size() == 3) {
-      R = B.CreateInsertElement(A[0], A[2], A[1]);
-    } else if (Name == "broadcast" && A.size() == 2) {
-      R = splat(B.CreateExtractElement(A[0], A[1]));
-    } else if ((Name == "shuffle" || Name == "rotate") && A.size() == 2 &&
-               A[0]->getType()->isVectorTy()) {
-      llvm::Value *Idx = A[1];
-      llvm::Type *VI32 = llvm::FixedVectorType::get(B.getInt32Ty(), W);
-      if (Name == "rotate") {
-        std::vector<llvm::Constant *> Lanes;
-        for (unsigned I = 0; I < W; ++I)
-          Lanes.push_back(B.getInt32(I));
-        llvm::Value *N = B.CreateIntCast(A[1], B.getInt32Ty(), true);
-        Idx = B.CreateAdd(llvm::ConstantVector::get(Lanes), splat(N));
-      } else if (!Idx->getType()->isVectorTy()) {
-        Idx = splat(Idx);
-      }
-      Idx = B.CreateAnd(B.CreateIntCast(Idx, VI32, true), splat(B.getInt32(W - 1)));
-      // Per-lane source lanes: spill the vector and gather it back.
-      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
-      llvm::Value *Tmp = Entry.CreateAlloca(A[0]->getType());
-      B.CreateStore(A[0], Tmp);
-      llvm::Value *Ptrs = B.CreateGEP(A[0]->getType()->getScalarType(), splat(Tmp), Idx);
-      R = B.CreateMaskedGather(A[0]->getType(), Ptrs, alignOf(A[0]->getType()->getScalarType()),
-                               llvm::ConstantInt::getTrue(maskType()));
-    } else {
-      unsupported(O, "the standard library function '" + Name + "' with these arguments");
-      return;
+    HookCall Call;
+    Call.Name = O.Callee->Name;
+    for (ir::Value *V : O.Operands) {
+      Call.Args.push_back(val(V));
+      Call.ArgTypes.push_back(V->Ty);
     }
-    if (O.result() && R && R->getType() != llvmType(O.result()->Ty)) {
-      llvm::Type *Want = llvmType(O.result()->Ty);
-      if (R->getType()->isIntOrIntVectorTy() && Want->isIntOrIntVectorTy())
-        R = B.CreateIntCast(R, Want, Signed);
-      else if (!R->getType()->isVectorTy() && Want->isVectorTy())
-        R = splat(R);
+    if (O.result()) {
+      Call.ResultType = O.result()->Ty;
+      Call.ResultLLVM = llvmType(O.result()->Ty);
+    }
+    Call.Mask = mask(O);
+    llvm::Value *R = nullptr;
+    if (!emitStdlibHook(Call, B, *Lanes, Target.isGPU(), R)) {
+      unsupported(O, "the standard library function '" + Call.Name + "' with these arguments");
+      return;
     }
     set(O, R);
   }
@@ -932,9 +1109,12 @@ private:
   unsigned W;
   std::unique_ptr<llvm::Module> Mod;
   llvm::IRBuilder<> B;
+  std::unique_ptr<LaneOps> Lanes;
   llvm::Function *Fn = nullptr;
   ir::Function *CurIR = nullptr;
   llvm::BasicBlock *AllocaIP = nullptr;
+  llvm::Value *LaunchGroup = nullptr; ///< the current function's launch group slot
+  std::map<ir::Function *, llvm::Function *> TaskEntries;
   llvm::DenseMap<ir::Value *, llvm::Value *> Values;
   std::vector<LoopBlocks> Loops;
   std::map<ir::Function *, llvm::Function *> Functions;

@@ -107,27 +107,32 @@ int printIR(ir::Module &M, const CompilerOptions &Opts, DiagnosticEngine &Diags)
   return 0;
 }
 
-OutputKind outputKind(EmitKind K) {
+/// What the back end writes; on NVPTX an object is PTX text (what a CUDA host
+/// program loads with cuModuleLoadData).
+OutputKind outputKind(EmitKind K, const TargetInfo &Target) {
   switch (K) {
   case EmitKind::LLVMText:
     return OutputKind::LLVMText;
   case EmitKind::LLVMBitcode:
     return OutputKind::LLVMBitcode;
   case EmitKind::Asm:
+  case EmitKind::PTX:
     return OutputKind::Assembly;
   default:
-    return OutputKind::Object;
+    return Target.isGPU() ? OutputKind::Assembly : OutputKind::Object;
   }
 }
 
-/// -o, or: text to stdout, an object next to the input as `<stem>.o`.
-std::string outputPath(const CompilerOptions &Opts) {
+/// -o, or: text to stdout, an object (or PTX) next to the input as `<stem>.o`
+/// (`<stem>.ptx`).
+std::string outputPath(const CompilerOptions &Opts, const TargetInfo &Target) {
   if (!Opts.Output.empty())
     return Opts.Output;
-  if (Opts.Emit == EmitKind::Object || Opts.Emit == EmitKind::LLVMBitcode) {
-    std::string Stem = Opts.Input == "-" ? "out" : llvm::sys::path::stem(Opts.Input).str();
-    return Stem + (Opts.Emit == EmitKind::Object ? ".o" : ".bc");
-  }
+  std::string Stem = Opts.Input == "-" ? "out" : llvm::sys::path::stem(Opts.Input).str();
+  if (Opts.Emit == EmitKind::Object || Opts.Emit == EmitKind::PTX)
+    return Stem + (Target.isGPU() ? ".ptx" : ".o");
+  if (Opts.Emit == EmitKind::LLVMBitcode)
+    return Stem + ".bc";
   return "-";
 }
 
@@ -207,11 +212,6 @@ int runCompiler(const CompilerOptions &Opts) {
     return printIR(*IRM, Opts, Diags);
 
   // 7. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
-  if (Target->isGPU()) {
-    Diags.errorNoLoc("the NVPTX code generator is not part of this build yet (target '" +
-                     Target->Name + "')");
-    return 1;
-  }
   std::unique_ptr<llvm::TargetMachine> TM = createTargetMachine(*Target, Opts.OptLevel, Diags);
   if (!TM)
     return 1;
@@ -222,7 +222,9 @@ int runCompiler(const CompilerOptions &Opts) {
   optimizeModule(*LM, *TM, Opts.OptLevel);
   if (!Opts.HeaderOutput.empty() && !writeHeader(*IRM, Opts.HeaderOutput, Diags))
     return 1;
-  return writeModule(*LM, *TM, outputKind(Opts.Emit), outputPath(Opts), Diags) ? 0 : 1;
+  return writeModule(*LM, *TM, outputKind(Opts.Emit, *Target), outputPath(Opts, *Target), Diags)
+             ? 0
+             : 1;
 }
 
 } // namespace spmdc

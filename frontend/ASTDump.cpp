@@ -300,6 +300,11 @@ private:
     case Expr::ImplicitCastExprKind:
       OS << ' ' << castKindName(llvm::cast<ImplicitCastExpr>(E)->CK);
       break;
+    case Expr::SizeofExprKind:
+      // `sizeof(type)` shows the type on its line and has no child.
+      if (const Type *Of = llvm::cast<SizeofExpr>(E)->OfType)
+        OS << ' ' << typeText(Of);
+      break;
     default:
       break;
     }
@@ -308,11 +313,7 @@ private:
     if (E->IsLValue)
       OS << " lvalue";
     OS << '\n';
-    nested([&] {
-      if (auto *S = llvm::dyn_cast<SizeofExpr>(E); S && S->OfType)
-        line() << typeText(S->OfType) << '\n';
-      forEachChildExpr(E, [&](Expr *&C) { dump(C); });
-    });
+    nested([&] { forEachChildExpr(E, [&](Expr *&C) { dump(C); }); });
   }
 };
 

@@ -60,7 +60,10 @@ std::vector<FieldDecl> finishFields(ParserState &PS, DeclSpec &Spec,
 FunctionDecl *makeFunction(ParserState &PS, DeclSpec &Spec, Declarator &D, const Type *Ty);
 VarDecl *makeParam(ParserState &PS, DeclSpec &Spec, Declarator *D, Expr *Default, SourceLoc Loc);
 const Type *makeTypeName(ParserState &PS, DeclSpec &Spec, Declarator *D);
-StructDecl *structForDefinition(ParserState &PS, const std::string &Name, SourceLoc Loc);
+/// The struct a definition fills in, and whether it is new (not the
+/// completion of a forward declaration).
+std::pair<StructDecl *, bool> structForDefinition(ParserState &PS, const std::string &Name,
+                                                  SourceLoc Loc);
 StructDecl *structForReference(ParserState &PS, const std::string &Name, SourceLoc Loc);
 void takePendingTags(ParserState &PS, std::vector<Decl *> &Out);
 bool addChunk(ParserState &PS, Declarator &D, DeclChunk C);
@@ -203,9 +206,16 @@ function_definition
           $$ = makeFunction(PS, $1, $2, Ty);
           PS.Ctx.TU.Decls.push_back($$);
         }
+        // The parameters hide outer constants and type names in the body.
+        PS.pushScope();
+        if ($$)
+          for (VarDecl *P : $$->Params)
+            if (!P->Name.empty())
+              PS.declareConstant(P->Name, std::nullopt);
       }
     compound_statement
       {
+        PS.popScopesTo(1);
         if ($3)
           $3->Body = llvm::cast<CompoundStmt>($4);
       }
@@ -290,13 +300,16 @@ tag_name
 
 struct_specifier
   : KW_STRUCT tag_name
-      <spmdc::StructDecl *>{ $$ = structForDefinition(PS, $2, @2.Begin); }
+      <std::pair<spmdc::StructDecl *, bool>>{ $$ = structForDefinition(PS, $2, @2.Begin); }
     '{' struct_fields '}'
       {
-        $3->Fields = std::move($5);
-        $3->IsComplete = true;
-        PS.PendingTags.push_back($3);
-        $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getStruct($3), "struct " + $3->Name};
+        StructDecl *D = $3.first;
+        D->Fields = std::move($5);
+        D->IsComplete = true;
+        // A completed forward declaration is already in the AST.
+        if ($3.second)
+          PS.PendingTags.push_back(D);
+        $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getStruct(D), "struct " + D->Name};
       }
   | KW_STRUCT
       <spmdc::StructDecl *>{ $$ = PS.Ctx.makeDecl<StructDecl>(@1.Begin, std::string()); }
@@ -477,6 +490,7 @@ direct_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @2.Begin;
         C.Size = $3;
+        C.SizeLoc = @3.Begin;
         CHUNK($$, C);
       }
   | direct_declarator '(' parameter_clause ')'
@@ -624,6 +638,7 @@ direct_abstract_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @1.Begin;
         C.Size = $2;
+        C.SizeLoc = @2.Begin;
         CHUNK($$, C);
       }
   | direct_abstract_declarator '[' ']'
@@ -641,6 +656,7 @@ direct_abstract_declarator
         C.Kind = DeclChunk::Array;
         C.Loc = @2.Begin;
         C.Size = $3;
+        C.SizeLoc = @3.Begin;
         CHUNK($$, C);
       }
   | '(' parameter_clause ')'
@@ -1130,7 +1146,8 @@ void Parser::report_syntax_error(const context &Ctx) const {
       Msg += tokenName(Tok);
       break;
     }
-    enum { MaxExpected = 5 };
+    // Up to six alternatives are worth listing; more would be noise.
+    enum { MaxExpected = 7 };
     symbol_kind_type Expected[MaxExpected];
     int N = Ctx.expected_tokens(Expected, MaxExpected);
     if (N > 0 && N < MaxExpected) {
@@ -1545,9 +1562,9 @@ const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator 
       if (C.Size) {
         std::optional<int64_t> V = PS.foldConstant(C.Size);
         if (!V)
-          PS.error(C.Size->Loc, "array size must be an integer constant expression");
+          PS.error(C.SizeLoc, "array size must be an integer constant expression");
         else if (*V <= 0)
-          PS.error(C.Size->Loc, "array size must be positive");
+          PS.error(C.SizeLoc, "array size must be positive");
         else
           Size = static_cast<uint64_t>(*V);
       }
@@ -1622,6 +1639,12 @@ std::vector<Decl *> finishDeclaration(ParserState &PS, DeclSpec &Spec,
       const Type *Old = PS.lookupTypeNameInCurrentScope(D.Name);
       if (Old && Old != T)
         PS.error(D.Loc, "redefinition of '" + D.Name + "' as a different type");
+      // `typedef struct { ... } S;` gives the anonymous struct (or enum) the
+      // typedef's name, as C++ does, so that messages and headers can name it.
+      if (T->isStruct() && T->getStructDecl()->Name.empty())
+        T->getStructDecl()->Name = D.Name;
+      else if (T->isEnum() && T->getEnumDecl()->Name.empty())
+        T->getEnumDecl()->Name = D.Name;
       Out.push_back(PS.Ctx.makeDecl<TypedefDecl>(D.Loc, D.Name, T));
       PS.declareTypeName(D.Name, T);
       continue;
@@ -1684,18 +1707,18 @@ const Type *makeTypeName(ParserState &PS, DeclSpec &Spec, Declarator *D) {
   return D ? applyDeclarator(PS, Base, *D, FunctionFlags()) : Base;
 }
 
-StructDecl *structForDefinition(ParserState &PS, const std::string &Name, SourceLoc Loc) {
+std::pair<StructDecl *, bool> structForDefinition(ParserState &PS, const std::string &Name,
+                                                  SourceLoc Loc) {
   if (const Type *T = PS.lookupTypeNameInCurrentScope(Name)) {
     if (T->isStruct() && !T->getStructDecl()->IsComplete) {
-      // Completes the forward declaration, which is already in the AST.
       T->getStructDecl()->Loc = Loc;
-      return T->getStructDecl();
+      return {T->getStructDecl(), false};
     }
     PS.error(Loc, "redefinition of '" + Name + "'");
   }
   auto *D = PS.Ctx.makeDecl<StructDecl>(Loc, Name);
   PS.declareTypeName(Name, PS.Ctx.Types.getStruct(D));
-  return D;
+  return {D, true};
 }
 
 StructDecl *structForReference(ParserState &PS, const std::string &Name, SourceLoc Loc) {

@@ -33,6 +33,7 @@ struct DeclChunk {
   Variability Var = Variability::Unbound; ///< the pointer's own variability
   bool Const = false;                     ///< the pointer's own constness
   Expr *Size = nullptr;                   ///< array size, null for `[]`
+  SourceLoc SizeLoc;                      ///< where the size expression starts
   /// Function parameters (IsParam VarDecls; an unnamed one has an empty name).
   std::vector<VarDecl *> Params;
 };

@@ -516,9 +516,10 @@ private:
                                             ->result()
                                       : A);
       const Type *RetTy = O->Callee->Ty->getReturnType();
+      Value *AllOn = allOn();
       Op *Call = B.create(OpCode::Call, RetTy->isVoid() ? nullptr : RetTy, Args);
       Call->Callee = O->Callee;
-      Call->Mask = allOn();
+      Call->Mask = AllOn;
       if (ResultSlot) {
         Value *R = Call->result();
         Value *Inserted =

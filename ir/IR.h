@@ -147,6 +147,7 @@ public:
 class Function {
 public:
   std::string Name;
+  SourceLoc Loc; ///< of the declaration
   const Type *Ty; ///< the bound function type
   std::vector<std::unique_ptr<Value>> Params;
   std::unique_ptr<Region> Body; ///< null for a declaration

@@ -53,6 +53,13 @@ private:
   void localVar(VarDecl *V);
   void initialize(Value *Addr, const Type *Ty, Expr *Init);
   void loopStmt(Stmt *Init, Expr *Cond, Expr *Inc, Stmt *Body, bool DoWhile);
+  void switchStmt(SwitchStmt *S);
+  bool hasEnclosingLoop() const {
+    for (Value *Slot : Breakables)
+      if (!Slot)
+        return true;
+    return false;
+  }
   void nestedRegion(Op *O, Stmt *Body);
 
   // Expressions.
@@ -68,6 +75,11 @@ private:
   Value *call(CallExpr *E);
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
   Value *unsupported(SourceLoc Loc, const std::string &What);
+  /// Reports an unsupported l-value and returns a stand-in address of the
+  /// right type, so lowering can go on to find further errors (the module is
+  /// discarded after any error).
+  Value *unsupportedAddress(Expr *E, const std::string &What);
+  Value *decayedBase(Expr *Base);
 
   const Type *uniformOf(const Type *T) {
     return B.types().withVariability(T, Variability::Uniform);
@@ -79,6 +91,8 @@ private:
   DiagnosticEngine &Diags;
   Builder B;
   llvm::DenseMap<VarDecl *, Value *> Locals;
+  /// Innermost last: null for a loop, the `continued` flag slot for a switch.
+  std::vector<Value *> Breakables;
 };
 
 class ModuleLowering {
@@ -112,6 +126,7 @@ public:
       return It->second;
     auto F = std::make_unique<Function>();
     F->Name = FD->Name;
+    F->Loc = FD->Loc;
     F->Symbol = Sym;
     F->Ty = FD->Ty;
     F->IsStatic = FD->Storage == StorageClass::Static;
@@ -194,6 +209,24 @@ Value *FunctionLowering::unsupported(SourceLoc Loc, const std::string &What) {
   return B.constInt(0, B.types().getAtomic(Type::Int32, Variability::Uniform));
 }
 
+Value *FunctionLowering::unsupportedAddress(Expr *E, const std::string &What) {
+  Diags.error(E->Loc, What + " is not supported by the code generator yet");
+  const Type *T = E->Ty ? E->Ty : B.types().getAtomic(Type::Int32, Variability::Uniform);
+  return B.create(OpCode::ConstNull, B.types().getPointer(T, Variability::Uniform))->result();
+}
+
+/// The pointer a subscript indexes: arrays (which sema leaves as l-values) decay
+/// to a pointer to their first element.
+Value *FunctionLowering::decayedBase(Expr *Base) {
+  if (!Base->Ty || !Base->Ty->isArray())
+    return rvalue(Base);
+  Value *A = address(Base);
+  Op *O = B.create(OpCode::Convert,
+                   B.types().getPointer(Base->Ty->getElementType(), A->Ty->getVariability()), {A});
+  O->Cast = CastKind::ArrayToPointer;
+  return O->result();
+}
+
 void FunctionLowering::lowerBody(FunctionDecl &FD) {
   F.Body = std::make_unique<Region>();
   B.setInsertRegion(F.Body.get());
@@ -265,6 +298,13 @@ void FunctionLowering::stmt(Stmt *S) {
     B.create(OpCode::Break, nullptr);
     return;
   case Stmt::ContinueStmtKind:
+    // Inside a switch (lowered as a one-trip loop), `continue` belongs to the
+    // enclosing loop: remember it, leave the switch, continue after it.
+    if (!Breakables.empty() && Breakables.back()) {
+      B.store(Breakables.back(), convert(B.constBool(true), loadedType(B.types(), Breakables.back()->Ty)));
+      B.create(OpCode::Break, nullptr);
+      return;
+    }
     B.create(OpCode::Continue, nullptr);
     return;
   case Stmt::ReturnStmtKind: {
@@ -292,7 +332,9 @@ void FunctionLowering::stmt(Stmt *S) {
     Op *O = B.create(OpCode::Foreach, nullptr, Bounds);
     O->Tiled = Fe->Tiled;
     O->IndexVars = Slots;
+    Breakables.push_back(nullptr);
     nestedRegion(O, Fe->Body);
+    Breakables.pop_back();
     return;
   }
   case Stmt::ForeachActiveStmtKind: {
@@ -301,7 +343,9 @@ void FunctionLowering::stmt(Stmt *S) {
     Locals[Fa->Index] = Slot;
     Op *O = B.create(OpCode::ForeachActive, nullptr);
     O->IndexVars.push_back(Slot);
+    Breakables.push_back(nullptr);
     nestedRegion(O, Fa->Body);
+    Breakables.pop_back();
     return;
   }
   case Stmt::ForeachUniqueStmtKind: {
@@ -311,7 +355,9 @@ void FunctionLowering::stmt(Stmt *S) {
     Locals[Fu->Var] = Slot;
     Op *O = B.create(OpCode::ForeachUnique, nullptr, {Seq});
     O->IndexVars.push_back(Slot);
+    Breakables.push_back(nullptr);
     nestedRegion(O, Fu->Body);
+    Breakables.pop_back();
     return;
   }
   case Stmt::EverywhereStmtKind:
@@ -339,9 +385,11 @@ void FunctionLowering::stmt(Stmt *S) {
     return;
   }
   case Stmt::SwitchStmtKind:
+    switchStmt(cast<SwitchStmt>(S));
+    return;
   case Stmt::CaseStmtKind:
   case Stmt::DefaultStmtKind:
-    unsupported(S->Loc, "'switch'");
+    unsupported(S->Loc, "a 'case' label nested inside another statement of its switch");
     return;
   }
 }
@@ -349,6 +397,7 @@ void FunctionLowering::stmt(Stmt *S) {
 void FunctionLowering::loopStmt(Stmt *Init, Expr *Cond, Expr *Inc, Stmt *Body, bool DoWhile) {
   if (Init)
     stmt(Init);
+  Breakables.push_back(nullptr);
   Op *O = B.create(OpCode::Loop, nullptr);
   O->DoWhile = DoWhile;
   Region *Saved = B.insertRegion();
@@ -362,6 +411,89 @@ void FunctionLowering::loopStmt(Stmt *Init, Expr *Cond, Expr *Inc, Stmt *Body, b
   if (Inc)
     rvalue(Inc);
   B.setInsertRegion(Saved);
+  Breakables.pop_back();
+}
+
+/// `switch` as a loop that runs once (so `break` leaves it): each label adds
+/// the lanes it matches to `matched`, and each statement runs under `matched`,
+/// which gives C's fall-through; `default` matches what no case does.
+void FunctionLowering::switchStmt(SwitchStmt *S) {
+  Value *V = rvalue(S->Cond);
+  const Type *BoolTy = boolType(V->Ty->getVariability());
+  Value *Matched = B.var(BoolTy, "__switch_matched");
+  B.store(Matched, convert(B.constBool(false), BoolTy));
+  Value *Continued = B.var(BoolTy, "__switch_continued");
+  B.store(Continued, convert(B.constBool(false), BoolTy));
+
+  std::vector<Stmt *> Items;
+  if (auto *C = dyn_cast<CompoundStmt>(S->Body))
+    Items = C->Body;
+  else
+    Items.push_back(S->Body);
+  // All case values, for default's "no case matched".
+  std::vector<int64_t> CaseValues;
+  for (Stmt *I : Items)
+    for (Stmt *L = I; L;) {
+      if (auto *C = dyn_cast<CaseStmt>(L)) {
+        CaseValues.push_back(C->Resolved);
+        L = C->Sub;
+      } else if (auto *D = dyn_cast<DefaultStmt>(L)) {
+        L = D->Sub;
+      } else {
+        L = nullptr;
+      }
+    }
+
+  Op *Loop = B.create(OpCode::Loop, nullptr);
+  Region *Saved = B.insertRegion();
+  B.setInsertRegion(B.addRegion(Loop));
+  B.create(OpCode::Yield, nullptr, {B.constBool(true)});
+  B.setInsertRegion(B.addRegion(Loop));
+  Breakables.push_back(Continued);
+  const Type *CaseTy = B.types().withVariability(V->Ty, Variability::Uniform);
+  auto Equals = [&](int64_t C) {
+    return arith(BinaryOp::EQ, V, B.constInt(C, CaseTy), BoolTy);
+  };
+  for (Stmt *I : Items) {
+    Stmt *L = I;
+    while (true) {
+      if (auto *C = dyn_cast<CaseStmt>(L)) {
+        B.setLoc(C->Loc);
+        B.store(Matched, arith(BinaryOp::BitOr, B.load(Matched), Equals(C->Resolved), BoolTy));
+        L = C->Sub;
+      } else if (auto *D = dyn_cast<DefaultStmt>(L)) {
+        B.setLoc(D->Loc);
+        Value *None = convert(B.constBool(true), BoolTy);
+        for (int64_t CV : CaseValues) {
+          Op *N = B.create(OpCode::Unary, BoolTy, {Equals(CV)});
+          N->UnOp = UnaryOp::Not;
+          None = arith(BinaryOp::BitAnd, None, N->result(), BoolTy);
+        }
+        B.store(Matched, arith(BinaryOp::BitOr, B.load(Matched), None, BoolTy));
+        L = D->Sub;
+      } else {
+        break;
+      }
+    }
+    if (!L)
+      continue;
+    Op *If = B.create(OpCode::If, nullptr, {B.load(Matched)});
+    nestedRegion(If, L);
+    B.addRegion(If);
+  }
+  B.create(OpCode::Break, nullptr);
+  Breakables.pop_back();
+  B.setInsertRegion(B.addRegion(Loop));
+  B.setInsertRegion(Saved);
+  // A `continue` inside the switch continues the enclosing loop now.
+  if (hasEnclosingLoop()) {
+    Op *If = B.create(OpCode::If, nullptr, {B.load(Continued)});
+    Region *Outer = B.insertRegion();
+    B.setInsertRegion(B.addRegion(If));
+    B.create(OpCode::Continue, nullptr);
+    B.setInsertRegion(Outer);
+    B.addRegion(If);
+  }
 }
 
 void FunctionLowering::declStmt(DeclStmt *S) {
@@ -464,7 +596,7 @@ Value *FunctionLowering::address(Expr *E) {
     auto *DR = cast<DeclRefExpr>(E);
     auto *V = dyn_cast_or_null<VarDecl>(DR->D);
     if (!V)
-      return unsupported(E->Loc, "taking the address of '" + DR->Name + "'");
+      return unsupportedAddress(E, "taking the address of '" + DR->Name + "'");
     if (auto It = Locals.find(V); It != Locals.end())
       return It->second;
     if (V->IsGlobal) {
@@ -472,7 +604,7 @@ Value *FunctionLowering::address(Expr *E) {
       O->GlobalRef = ML.globalFor(V);
       return O->result();
     }
-    return unsupported(E->Loc, "the variable '" + DR->Name + "' here");
+    return unsupportedAddress(E, "the variable '" + DR->Name + "' here");
   }
   case Expr::UnaryExprKind: {
     auto *U = cast<UnaryExpr>(E);
@@ -482,22 +614,28 @@ Value *FunctionLowering::address(Expr *E) {
   }
   case Expr::IndexExprKind: {
     auto *I = cast<IndexExpr>(E);
-    Value *Base = rvalue(I->Base); // arrays arrive decayed (ArrayToPointer)
+    Value *Base = decayedBase(I->Base);
     Value *Index = rvalue(I->Index);
     if (!Base->Ty->isPointer())
-      return unsupported(E->Loc, "this subscript");
+      return unsupportedAddress(E, "this subscript");
     bool Varying = Base->Ty->isVarying() || Index->Ty->isVarying();
-    if (Varying && Base->Ty->getPointee()->isVarying())
-      return unsupported(E->Loc, "a varying index into varying data");
-    const Type *PtrTy = B.types().getPointer(
-        Base->Ty->getPointee(), Varying ? Variability::Varying : Variability::Uniform);
+    const Type *Elt = Base->Ty->getPointee();
+    // Varying indices into varying data: each lane addresses its own element of
+    // the element its index picks, a pointer to a uniform value per lane.
+    if (Varying && Elt->isVarying()) {
+      if (Base->Ty->isVarying())
+        return unsupportedAddress(E, "a varying pointer to varying data");
+      Elt = B.types().withVariability(Elt, Variability::Uniform);
+    }
+    const Type *PtrTy =
+        B.types().getPointer(Elt, Varying ? Variability::Varying : Variability::Uniform);
     return B.create(OpCode::ElementAddr, PtrTy, {Base, Index})->result();
   }
   case Expr::MemberExprKind: {
     auto *M = cast<MemberExpr>(E);
     Value *Base = M->IsArrow ? rvalue(M->Base) : address(M->Base);
     if (!Base->Ty->isPointer() || !Base->Ty->getPointee()->isStruct() || M->FieldIndex < 0)
-      return unsupported(E->Loc, "this member access");
+      return unsupportedAddress(E, "this member access");
     const Type *StructTy = Base->Ty->getPointee();
     const Type *FieldTy = B.types().memberType(
         StructTy->getStructDecl()->Fields[M->FieldIndex].Ty, StructTy->getVariability());
@@ -515,7 +653,7 @@ Value *FunctionLowering::address(Expr *E) {
   default:
     break;
   }
-  return unsupported(E->Loc, "this kind of l-value");
+  return unsupportedAddress(E, "this kind of l-value");
 }
 
 Value *FunctionLowering::rvalue(Expr *E) {
@@ -768,6 +906,9 @@ Value *FunctionLowering::call(CallExpr *E) {
       A = convert(A, Params[I]);
     Args.push_back(A);
   }
+  std::vector<Value *> Counts;
+  for (Expr *N : E->LaunchCounts)
+    Counts.push_back(convert(rvalue(N), B.types().getAtomic(Type::Int32, Variability::Uniform)));
   OpCode Code = E->Kind == CallKind::Crev     ? OpCode::Crev
                 : E->Kind == CallKind::Launch ? OpCode::Launch
                                               : OpCode::Call;
@@ -775,9 +916,7 @@ Value *FunctionLowering::call(CallExpr *E) {
   Op *O = B.create(Code, ResultTy, Args);
   if (FD)
     O->Callee = ML.functionFor(FD);
-  for (Expr *N : E->LaunchCounts)
-    O->LaunchCounts.push_back(
-        convert(rvalue(N), B.types().getAtomic(Type::Int32, Variability::Uniform)));
+  O->LaunchCounts = std::move(Counts);
   return O->result();
 }
 

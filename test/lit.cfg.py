@@ -33,3 +33,5 @@ driver_lib = os.path.join(config.spmdc_obj_root, "lib", "libspmdc_test_driver.a"
 run_spmd = os.path.join(config.spmdc_src_root, "test", "runtime", "run-spmd.py")
 config.substitutions.append(
     ("%run-spmd", "python3 %s %s %s %s %%t.dir" % (run_spmd, os.path.join(config.spmdc_bin_dir, "spmdc"), driver_lib, cxx)))
+config.substitutions.append(("%cxx", cxx))
+config.substitutions.append(("%driver_libs", "%s %s -lm -lpthread" % (driver_lib, os.path.join(config.spmdc_obj_root, "lib", "libspmdc_runtime.a"))))

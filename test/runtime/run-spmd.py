@@ -32,7 +32,8 @@ def main():
             sys.stderr.write(r.stderr)
             print(f"run-spmd: compiling for {target} failed", file=sys.stderr)
             return 1
-        r = subprocess.run([cxx, obj, driver, "-o", exe, "-lm", "-lpthread"],
+        runtime = os.path.join(os.path.dirname(driver), "libspmdc_runtime.a")
+        r = subprocess.run([cxx, obj, driver, runtime, "-o", exe, "-lm", "-lpthread"],
                            capture_output=True, text=True)
         if r.returncode != 0:
             sys.stderr.write(r.stderr)

@@ -1,0 +1,393 @@
+// The standard library functions that cannot be written in .spmd: target hooks.
+//
+// Single instructions (sqrt, floor, min, ...) map to LLVM intrinsics; votes,
+// reductions and lane moves go through LaneOps, so each hook is written once
+// for x86 and NVPTX. Transcendental functions are written in .spmd
+// (stdlib/) where possible; the intrinsic fallbacks here serve x86 only.
+#include "backend/StdlibHooks.h"
+
+#include "backend/LaneOps.h"
+#include "frontend/Types.h"
+
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace spmdc {
+
+namespace {
+
+using llvm::Intrinsic::ID;
+
+class Hooks {
+public:
+  Hooks(const HookCall &C, llvm::IRBuilder<> &B, LaneOps &Lanes, bool GPU)
+      : C(C), A(C.Args), B(B), L(Lanes), GPU(GPU), M(C.Mask) {
+    const Type *T0 = C.ArgTypes.empty() ? nullptr : C.ArgTypes[0];
+    Float = T0 && T0->isFloatingPoint();
+    Signed = T0 && (T0->isSignedInteger() || T0->isEnum());
+  }
+
+  /// Null: no hook. `Void` marks a hook without a result.
+  llvm::Value *emit() {
+    const std::string &N = C.Name;
+    size_t K = A.size();
+    if (K == 1)
+      if (auto ID = unaryMath(N))
+        return B.CreateUnaryIntrinsic(*ID, A[0]);
+    if (K == 2)
+      if (auto ID = binaryMath(N))
+        return B.CreateBinaryIntrinsic(*ID, A[0], A[1]);
+    if ((N == "rsqrt" || N == "rcp") && K == 1) {
+      llvm::Value *X = N == "rsqrt" ? B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, A[0]) : A[0];
+      return B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), X);
+    }
+    if (N == "abs" && K == 1)
+      return Float ? B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, A[0])
+                   : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
+    if ((N == "min" || N == "max") && K == 2)
+      return minMax(N == "min", A[0], A[1]);
+    if (N == "clamp" && K == 3)
+      return minMax(true, minMax(false, A[0], A[1]), A[2]);
+    if ((N == "count_leading_zeros" || N == "count_trailing_zeros") && K == 1)
+      return B.CreateBinaryIntrinsic(N == "count_leading_zeros" ? llvm::Intrinsic::ctlz
+                                                                : llvm::Intrinsic::cttz,
+                                     A[0], B.getFalse());
+    if ((N == "intbits" || N == "floatbits" || N == "doublebits") && K == 1)
+      return B.CreateBitCast(A[0], C.ResultLLVM);
+
+    // Votes over the active lanes.
+    if ((N == "any" || N == "all" || N == "none") && K == 1) {
+      llvm::Value *V = vary(A[0]);
+      if (N == "all")
+        return L.all(B.CreateOr(V, B.CreateNot(M)));
+      llvm::Value *Any = L.any(B.CreateAnd(V, M));
+      return N == "none" ? B.CreateNot(Any) : Any;
+    }
+    if (N == "popcnt" && K == 1)
+      return C.ArgTypes[0]->isBool() ? count(B.CreateAnd(vary(A[0]), M))
+                                     : B.CreateIntCast(B.CreateUnaryIntrinsic(
+                                                           llvm::Intrinsic::ctpop, A[0]),
+                                                       C.ResultLLVM, false);
+    if (N == "lanemask" && K == 0)
+      return B.CreateZExtOrTrunc(L.bits(M), C.ResultLLVM);
+    if (N == "packmask" && K == 1)
+      return B.CreateZExtOrTrunc(L.bits(B.CreateAnd(vary(A[0]), M)), C.ResultLLVM);
+
+    // Reductions and lane moves.
+    if (K == 1 && C.ArgTypes[0]->isVarying()) {
+      if (N == "reduce_add")
+        return L.reduce(ReduceKind::Add, A[0], M, Float, Signed);
+      if (N == "reduce_min")
+        return L.reduce(ReduceKind::Min, A[0], M, Float, Signed);
+      if (N == "reduce_max")
+        return L.reduce(ReduceKind::Max, A[0], M, Float, Signed);
+    }
+    if (N == "reduce_equal" && (K == 1 || K == 2))
+      return reduceEqual();
+    if (N == "extract" && K == 2)
+      return L.extract(A[0], i32(A[1]));
+    if (N == "insert" && K == 3)
+      return L.insert(A[0], i32(A[1]), A[2]);
+    if (N == "broadcast" && K == 2)
+      return L.splat(L.extract(A[0], i32(A[1])));
+    if ((N == "shuffle" || N == "rotate" || N == "shift") && K == 2)
+      return laneMove(N);
+    if (N == "shuffle" && K == 3) {
+      llvm::Value *Idx = B.CreateAnd(i32(vary(A[2])), L.splat(B.getInt32(2 * L.width() - 1)));
+      return L.permute({A[0], A[1]}, Idx, allOn());
+    }
+
+    // Memory over lanes.
+    if (N == "packed_store_active" && K == 2)
+      return packedStore();
+    if (N == "packed_load_active" && K == 2)
+      return packedLoad();
+    if ((N == "aos_to_soa3" || N == "aos_to_soa4") && (K == 4 || K == 5))
+      return aosToSoa(K - 1);
+    if ((N == "soa_to_aos3" || N == "soa_to_aos4") && (K == 4 || K == 5))
+      return soaToAos(K - 1);
+    if (auto Op = atomicOp(N); Op && K == 2)
+      return atomic([&](const LaneOps::LaneValue &Lane) {
+        return B.CreateAtomicRMW(*Op, Lane(A[0]), Lane(A[1]), llvm::MaybeAlign(),
+                                 llvm::AtomicOrdering::SequentiallyConsistent);
+      });
+    if (N == "atomic_compare_exchange_global" && K == 3)
+      return atomic([&](const LaneOps::LaneValue &Lane) {
+        auto *X = B.CreateAtomicCmpXchg(Lane(A[0]), Lane(A[1]), Lane(A[2]), llvm::MaybeAlign(),
+                                        llvm::AtomicOrdering::SequentiallyConsistent,
+                                        llvm::AtomicOrdering::SequentiallyConsistent);
+        return B.CreateExtractValue(X, 0);
+      });
+    if ((N == "memcpy" || N == "memcpy64" || N == "memmove" || N == "memset" ||
+         N == "memset64") &&
+        K == 3)
+      return memoryBlock(N);
+    if (N.rfind("prefetch_", 0) == 0 && K == 1)
+      return prefetch(N);
+    if (N == "barrier" && K == 0) {
+      if (GPU)
+        B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {}, {B.getInt32(0)});
+      else // on the CPU a block is one gang: order memory within it
+        B.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+      return Void;
+    }
+    return nullptr;
+  }
+
+  llvm::Value *Void = reinterpret_cast<llvm::Value *>(1);
+
+private:
+  std::optional<ID> unaryMath(const std::string &N) {
+    static const std::map<std::string, ID> Native = {
+        {"sqrt", llvm::Intrinsic::sqrt},   {"floor", llvm::Intrinsic::floor},
+        {"ceil", llvm::Intrinsic::ceil},   {"round", llvm::Intrinsic::roundeven},
+    };
+    // LLVM's NVPTX back end has no lowering for these: the .spmd library
+    // provides them there.
+    static const std::map<std::string, ID> Libm = {
+        {"sin", llvm::Intrinsic::sin},   {"cos", llvm::Intrinsic::cos},
+        {"tan", llvm::Intrinsic::tan},   {"asin", llvm::Intrinsic::asin},
+        {"acos", llvm::Intrinsic::acos}, {"atan", llvm::Intrinsic::atan},
+        {"exp", llvm::Intrinsic::exp},   {"log", llvm::Intrinsic::log},
+    };
+    if (auto It = Native.find(N); It != Native.end())
+      return It->second;
+    if (auto It = Libm.find(N); !GPU && It != Libm.end())
+      return It->second;
+    return std::nullopt;
+  }
+
+  std::optional<ID> binaryMath(const std::string &N) {
+    if (GPU)
+      return std::nullopt;
+    if (N == "atan2")
+      return llvm::Intrinsic::atan2;
+    if (N == "pow")
+      return llvm::Intrinsic::pow;
+    return std::nullopt;
+  }
+
+  llvm::Value *minMax(bool Min, llvm::Value *X, llvm::Value *Y) {
+    ID Id = Float    ? (Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum)
+            : Signed ? (Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
+                     : (Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
+    return B.CreateBinaryIntrinsic(Id, X, Y);
+  }
+
+  /// A varying form of `V` (a uniform operand is broadcast).
+  llvm::Value *vary(llvm::Value *V) { return V->getType()->isVectorTy() ? V : L.splat(V); }
+  llvm::Value *allOn() { return llvm::ConstantInt::getTrue(L.varying(B.getInt1Ty())); }
+  llvm::Value *i32(llvm::Value *V) {
+    llvm::Type *T = V->getType()->isVectorTy() ? L.varying(B.getInt32Ty()) : B.getInt32Ty();
+    return B.CreateIntCast(V, T, true);
+  }
+  /// Active lanes in a mask, as int32.
+  llvm::Value *count(llvm::Value *Mask) {
+    return B.CreateTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, L.bits(Mask)),
+                         B.getInt32Ty());
+  }
+
+  llvm::Value *laneMove(const std::string &N) {
+    unsigned W = L.width();
+    llvm::Value *Valid = allOn();
+    llvm::Value *Idx;
+    if (N == "shuffle") {
+      Idx = B.CreateAnd(i32(vary(A[1])), L.splat(B.getInt32(W - 1)));
+    } else {
+      Idx = B.CreateAdd(L.laneIndex(), L.splat(i32(A[1])));
+      if (N == "rotate")
+        Idx = B.CreateAnd(Idx, L.splat(B.getInt32(W - 1)));
+      else // shift: lanes from outside the gang read zero
+        Valid = B.CreateICmpULT(Idx, L.splat(B.getInt32(W)));
+    }
+    return L.permute({A[0]}, Idx, Valid);
+  }
+
+  llvm::Value *firstActiveLane() {
+    return B.CreateTrunc(
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, L.bits(M), B.getTrue()), B.getInt32Ty());
+  }
+
+  llvm::Value *reduceEqual() {
+    llvm::Value *V0 = L.extract(A[0], firstActiveLane());
+    llvm::Value *Eq = Float ? B.CreateFCmpOEQ(A[0], L.splat(V0)) : B.CreateICmpEQ(A[0], L.splat(V0));
+    llvm::Value *Same = B.CreateAnd(L.all(B.CreateOr(Eq, B.CreateNot(M))), L.any(M));
+    if (A.size() == 2) {
+      // Store the common value through the uniform pointer, once.
+      L.once(M, [&]() -> llvm::Value * {
+        llvm::Value *Old = B.CreateLoad(V0->getType(), A[1]);
+        B.CreateStore(B.CreateSelect(Same, V0, Old), A[1]);
+        return nullptr;
+      });
+    }
+    return Same;
+  }
+
+  /// Each active lane's rank among the active lanes (its slot in a packed array).
+  llvm::Value *activeRank() {
+    llvm::Value *Bits = L.bits(M);
+    llvm::Value *Below = B.CreateSub(B.CreateShl(L.splat(B.getInt64(1)), L.laneIndex64()),
+                                     L.splat(B.getInt64(1)));
+    return B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, B.CreateAnd(L.splat(Bits), Below));
+  }
+
+  llvm::Value *packedStore() {
+    llvm::Type *Elt = A[1]->getType()->getScalarType();
+    llvm::Value *Ptrs = B.CreateGEP(Elt, vary(A[0]), activeRank());
+    L.scatter(A[1], Ptrs, align(Elt), M);
+    return count(M);
+  }
+
+  llvm::Value *packedLoad() {
+    llvm::Type *Elt = elementOf(C.ArgTypes[1]->getPointee());
+    llvm::Type *Vec = L.varying(Elt);
+    llvm::Value *Ptrs = B.CreateGEP(Elt, vary(A[0]), activeRank());
+    llvm::Value *Old = B.CreateLoad(Vec, A[1]);
+    llvm::Value *New = L.gather(Vec, Ptrs, align(Elt), M);
+    B.CreateStore(B.CreateSelect(M, New, Old), A[1]);
+    return count(M);
+  }
+
+  llvm::Value *aosToSoa(unsigned K) {
+    llvm::Type *Elt = elementOf(C.ArgTypes[1]->getPointee());
+    for (unsigned F = 0; F < K; ++F) {
+      llvm::Value *Idx = B.CreateAdd(B.CreateMul(L.laneIndex(), L.splat(B.getInt32(K))),
+                                     L.splat(B.getInt32(F)));
+      llvm::Value *Ptrs = B.CreateGEP(Elt, vary(A[0]), Idx);
+      B.CreateStore(L.gather(L.varying(Elt), Ptrs, align(Elt), allOn()), A[1 + F]);
+    }
+    return Void;
+  }
+
+  llvm::Value *soaToAos(unsigned K) {
+    llvm::Type *Elt = A[0]->getType()->getScalarType();
+    for (unsigned F = 0; F < K; ++F) {
+      llvm::Value *Idx = B.CreateAdd(B.CreateMul(L.laneIndex(), L.splat(B.getInt32(K))),
+                                     L.splat(B.getInt32(F)));
+      llvm::Value *Ptrs = B.CreateGEP(Elt, L.splat(A[K]), Idx);
+      L.scatter(A[F], Ptrs, align(Elt), allOn());
+    }
+    return Void;
+  }
+
+  std::optional<llvm::AtomicRMWInst::BinOp> atomicOp(const std::string &N) {
+    using Op = llvm::AtomicRMWInst;
+    bool FloatValue = C.ArgTypes.size() > 1 && C.ArgTypes[1]->isFloatingPoint();
+    bool SignedValue = C.ArgTypes.size() > 1 && C.ArgTypes[1]->isSignedInteger();
+    if (N == "atomic_add_global")
+      return FloatValue ? Op::FAdd : Op::Add;
+    if (N == "atomic_subtract_global")
+      return FloatValue ? Op::FSub : Op::Sub;
+    if (N == "atomic_min_global")
+      return SignedValue ? Op::Min : Op::UMin;
+    if (N == "atomic_max_global")
+      return SignedValue ? Op::Max : Op::UMax;
+    if (N == "atomic_and_global")
+      return Op::And;
+    if (N == "atomic_or_global")
+      return Op::Or;
+    if (N == "atomic_xor_global")
+      return Op::Xor;
+    if (N == "atomic_swap_global")
+      return Op::Xchg;
+    return std::nullopt;
+  }
+
+  /// A uniform atomic happens once per gang; a varying one once per active
+  /// lane (in lane order on x86), each lane getting its old value.
+  llvm::Value *atomic(const std::function<llvm::Value *(const LaneOps::LaneValue &)> &One) {
+    bool Varying = false;
+    for (const Type *T : C.ArgTypes)
+      Varying |= T->isVarying();
+    if (!Varying)
+      return L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
+    return L.perLane(M, C.ResultLLVM->getScalarType(), One);
+  }
+
+  llvm::Value *memoryBlock(const std::string &N) {
+    auto One = [&](const LaneOps::LaneValue &Lane) -> llvm::Value * {
+      if (N.rfind("memset", 0) == 0)
+        B.CreateMemSet(Lane(A[0]), Lane(A[1]), Lane(A[2]), llvm::MaybeAlign());
+      else if (N == "memmove")
+        B.CreateMemMove(Lane(A[0]), llvm::MaybeAlign(), Lane(A[1]), llvm::MaybeAlign(), Lane(A[2]));
+      else
+        B.CreateMemCpy(Lane(A[0]), llvm::MaybeAlign(), Lane(A[1]), llvm::MaybeAlign(), Lane(A[2]));
+      return nullptr;
+    };
+    if (C.ArgTypes[0]->isVarying())
+      L.perLane(M, nullptr, One);
+    else
+      L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
+    return Void;
+  }
+
+  llvm::Value *prefetch(const std::string &N) {
+    // A hint: NVPTX has no cache-level prefetch worth the instruction here.
+    if (GPU)
+      return Void;
+    int Locality = N == "prefetch_l1" ? 3 : N == "prefetch_l2" ? 2 : N == "prefetch_l3" ? 1 : 0;
+    auto One = [&](const LaneOps::LaneValue &Lane) -> llvm::Value * {
+      B.CreateIntrinsic(llvm::Intrinsic::prefetch, {B.getPtrTy()},
+                        {Lane(A[0]), B.getInt32(0), B.getInt32(Locality), B.getInt32(1)});
+      return nullptr;
+    };
+    if (C.ArgTypes[0]->isVarying())
+      L.perLane(M, nullptr, One);
+    else
+      One([](llvm::Value *V) { return V; });
+    return Void;
+  }
+
+  llvm::Type *elementOf(const Type *T) {
+    switch (T->getKind()) {
+    case Type::Int32:
+    case Type::UInt32:
+      return B.getInt32Ty();
+    case Type::Int64:
+    case Type::UInt64:
+      return B.getInt64Ty();
+    case Type::Float:
+      return B.getFloatTy();
+    case Type::Double:
+      return B.getDoubleTy();
+    default:
+      return B.getInt8Ty();
+    }
+  }
+  llvm::Align align(llvm::Type *Elt) {
+    return llvm::Align(std::max<unsigned>(1, Elt->getScalarSizeInBits() / 8));
+  }
+
+  const HookCall &C;
+  const std::vector<llvm::Value *> &A;
+  llvm::IRBuilder<> &B;
+  LaneOps &L;
+  bool GPU;
+  llvm::Value *M;
+  bool Float = false, Signed = false;
+};
+
+} // namespace
+
+bool emitStdlibHook(const HookCall &Call, llvm::IRBuilder<> &B, LaneOps &Lanes, bool GPU,
+                    llvm::Value *&Result) {
+  Hooks H(Call, B, Lanes, GPU);
+  llvm::Value *R = H.emit();
+  if (!R)
+    return false;
+  Result = R == H.Void ? nullptr : R;
+  // Widen or narrow integer results to the declared type (e.g. popcnt -> int32).
+  if (Result && Call.ResultLLVM && Result->getType() != Call.ResultLLVM) {
+    if (Result->getType()->isIntOrIntVectorTy() && Call.ResultLLVM->isIntOrIntVectorTy())
+      Result = B.CreateIntCast(Result, Call.ResultLLVM, false);
+    else if (!Result->getType()->isVectorTy() && Call.ResultLLVM->isVectorTy())
+      Result = Lanes.splat(Result);
+  }
+  return true;
+}
+
+} // namespace spmdc
