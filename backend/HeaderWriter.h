@@ -15,4 +15,10 @@ class Module;
 /// cannot be written or a parameter type has no C equivalent.
 bool writeHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &Diags);
 
+/// For NVPTX: the host header of the module's kernels (export and task
+/// functions returning void). Per kernel: its name in the module, its
+/// parameter struct in order (device pointers as CUdeviceptr), and a launch
+/// helper taking the grid in blocks of whole warps.
+bool writeHostHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &Diags);
+
 } // namespace spmdc

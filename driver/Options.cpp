@@ -150,7 +150,9 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.ErrorLimit = N;
     })
     TRY_VALUE("-o", O.Output = V)
-    TRY_VALUE("-h", O.HeaderOutput = V)
+    // Only "-h <file>": a glued "-hxyz" is far more likely a mistyped -help.
+    if (A == "-h")
+      TRY_VALUE("-h", O.HeaderOutput = V)
     TRY_VALUE("--header-outfile", O.HeaderOutput = V)
     TRY_VALUE("-D", O.PP.Macros.push_back({V, /*Undefine=*/false}))
     TRY_VALUE("-U", O.PP.Macros.push_back({V, /*Undefine=*/true}))

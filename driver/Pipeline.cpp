@@ -20,6 +20,7 @@
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
+#include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -98,6 +99,16 @@ std::unique_ptr<llvm::raw_fd_ostream> openOutput(const std::string &Path, Diagno
   return OS;
 }
 
+/// An ill-formed module is a compiler bug: say so and stop.
+bool verifyIR(ir::Module &M, bool AfterTransform, DiagnosticEngine &Diags) {
+  std::vector<std::string> Problems = ir::verifyModule(M, AfterTransform);
+  for (const std::string &P : Problems)
+    Diags.errorNoLoc("internal error: invalid SPMD IR " +
+                     std::string(AfterTransform ? "after" : "before") +
+                     " the divergence transform: " + P);
+  return Problems.empty();
+}
+
 /// Prints the SPMD IR to -o or stdout.
 int printIR(ir::Module &M, const CompilerOptions &Opts, DiagnosticEngine &Diags) {
   auto OS = openOutput(Opts.Output, Diags);
@@ -174,6 +185,14 @@ int runCompiler(const CompilerOptions &Opts) {
     if (!OS)
       return 1;
     *OS << *Expanded;
+    // A full disk shows only now; left unchecked, LLVM would abort on it.
+    OS->close();
+    if (OS->has_error()) {
+      Diags.errorNoLoc("cannot write '" + (Opts.Output.empty() ? "-" : Opts.Output) +
+                       "': " + OS->error().message());
+      OS->clear_error();
+      return 1;
+    }
     return 0;
   }
   ASTContext Ctx;
@@ -203,11 +222,15 @@ int runCompiler(const CompilerOptions &Opts) {
   std::unique_ptr<ir::Module> IRM = ir::lowerToIR(Ctx, *Target, Diags);
   if (!IRM)
     return 1;
+  if (!verifyIR(*IRM, false, Diags))
+    return 1;
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 
   // 6. The context-stack divergence transform: varying control flow -> masks.
   ir::runDivergenceTransform(*IRM, Target->GangWidth);
+  if (!verifyIR(*IRM, true, Diags))
+    return 1;
   if (Opts.Emit == EmitKind::SpmdIRMasked)
     return printIR(*IRM, Opts, Diags);
 
@@ -220,7 +243,9 @@ int runCompiler(const CompilerOptions &Opts) {
   if (!LM)
     return 1;
   optimizeModule(*LM, *TM, Opts.OptLevel);
-  if (!Opts.HeaderOutput.empty() && !writeHeader(*IRM, Opts.HeaderOutput, Diags))
+  if (!Opts.HeaderOutput.empty() &&
+      !(Target->isGPU() ? writeHostHeader(*IRM, Opts.HeaderOutput, Diags)
+                        : writeHeader(*IRM, Opts.HeaderOutput, Diags)))
     return 1;
   return writeModule(*LM, *TM, outputKind(Opts.Emit, *Target), outputPath(Opts, *Target), Diags)
              ? 0

@@ -23,11 +23,21 @@ std::string escaped(const std::string &S) {
   std::string Out;
   for (unsigned char C : S) {
     switch (C) {
-    case '\n': Out += "\\n"; break;
-    case '\t': Out += "\\t"; break;
-    case '\r': Out += "\\r"; break;
-    case '\\': Out += "\\\\"; break;
-    case '"': Out += "\\\""; break;
+    case '\n':
+      Out += "\\n";
+      break;
+    case '\t':
+      Out += "\\t";
+      break;
+    case '\r':
+      Out += "\\r";
+      break;
+    case '\\':
+      Out += "\\\\";
+      break;
+    case '"':
+      Out += "\\\"";
+      break;
     default:
       if (C < 0x20 || C >= 0x7f) {
         Out += "\\x";

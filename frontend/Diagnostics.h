@@ -36,6 +36,7 @@ public:
 
   void setErrorLimit(unsigned Limit) { ErrorLimit = Limit; }
   void setWarningsEnabled(bool On) { WarningsOn = On; }
+  bool areWarningsEnabled() const { return WarningsOn; }
   void setGroupEnabled(WarningGroup G, bool On);
   bool isGroupEnabled(WarningGroup G) const;
 

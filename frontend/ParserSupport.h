@@ -50,7 +50,7 @@ struct DeclSpec {
   /// The written base type: an atomic keyword's type, a typedef's type, a
   /// struct or enum. Null when only `signed`/`unsigned` (or nothing) was given.
   const Type *Base = nullptr;
-  std::string BaseSpelling; ///< for messages: "int", "float", the type name...
+  std::string BaseSpelling;      ///< for messages: "int", "float", the type name...
   bool BaseIsIntKeyword = false; ///< `int`: combines with signed/unsigned to a 32-bit integer
   bool Invalid = false;          ///< an error was reported; do not report more
 };
@@ -68,16 +68,30 @@ struct Declarator {
 /// One word of a declaration's specifiers, merged into a DeclSpec by the parser.
 struct SpecItem {
   enum ItemKind {
-    Uniform, Varying, Const, Static, Extern, ExternC, Export, Task, Inline, NoInline,
-    Unmasked, Shared, Typedef, Signed, Unsigned, Base
+    Uniform,
+    Varying,
+    Const,
+    Static,
+    Extern,
+    ExternC,
+    Export,
+    Task,
+    Inline,
+    NoInline,
+    Unmasked,
+    Shared,
+    Typedef,
+    Signed,
+    Unsigned,
+    Base
   } Kind = Base;
   SpecItem() = default;
   SpecItem(ItemKind Kind, SourceLoc Loc, const Type *T = nullptr, std::string Spelling = {},
            bool IsIntKeyword = false)
       : Kind(Kind), Loc(Loc), T(T), Spelling(std::move(Spelling)), IsIntKeyword(IsIntKeyword) {}
   SourceLoc Loc;
-  const Type *T = nullptr;  ///< Base: the type
-  std::string Spelling;     ///< Base: the keyword or name, for messages
+  const Type *T = nullptr;   ///< Base: the type
+  std::string Spelling;      ///< Base: the keyword or name, for messages
   bool IsIntKeyword = false; ///< Base: `int`
 };
 
@@ -100,11 +114,15 @@ public:
   // Lexer position: the original file and line (after line markers).
   const std::string *File;
   uint32_t Line = 1, Col = 1;
-  uint32_t Offset = 0;          ///< byte offset of the next character
-  int BracketDepth = 0;         ///< open ( [ { not yet closed
-  std::string LastTokenText;    ///< the text of the most recent token
-  SrcSpan Tok;                  ///< where the text just matched lies
-  SourceLoc CommentStart;       ///< the `/*` of the comment being skipped
+  uint32_t Offset = 0;       ///< byte offset of the next character
+  int BracketDepth = 0;      ///< open ( [ { not yet closed
+  std::string LastTokenText; ///< the text of the most recent token
+  SrcSpan Tok;               ///< where the text just matched lies
+  int PrevTokenKind = 0;     ///< the Bison symbol kind of the previous token
+  /// The previous tokens end a complete base type (`int`, `struct S`, a type
+  /// name, then possibly `*`, `&`, qualifiers): a declarator name may follow.
+  bool AfterBaseType = false;
+  SourceLoc CommentStart; ///< the `/*` of the comment being skipped
 
   /// Moves the position over matched text and sets Tok to its extent.
   void advance(const char *Text, size_t Len);

@@ -4,9 +4,11 @@
 // twice per compilation (stdlib prelude and user file), stays cheap: a file
 // manager on the real file system, a clang SourceManager holding the main text
 // from memory, a HeaderSearch with only the -I directories, and a Preprocessor
-// whose predefines buffer holds our macros and then the -D/-U options. clang's
-// own -E printer writes the result with GNU line markers; clang's diagnostics
-// are forwarded to our DiagnosticEngine so they look like all other errors.
+// whose predefines buffer holds our macros and then the -D/-U options. A small
+// printer (like clang -E, but keeping every file token's line and column) writes
+// the result with GNU line markers and passes unknown #pragma lines through;
+// clang's diagnostics are forwarded to our DiagnosticEngine so they look like
+// all other errors.
 #include "frontend/Preprocessor.h"
 
 #include "backend/TargetInfo.h"
@@ -21,13 +23,14 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Basic/TargetInfo.h"
 #include "clang/Basic/TargetOptions.h"
-#include "clang/Frontend/PreprocessorOutputOptions.h"
-#include "clang/Frontend/Utils.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/HeaderSearchOptions.h"
 #include "clang/Lex/ModuleLoader.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Pragma.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Lex/TokenConcatenation.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -189,35 +192,186 @@ std::string buildPredefines(const TargetInfo &Target, const PreprocessorOptions 
   return Out;
 }
 
-/// Drops the line markers of the predefines buffer: it yields no tokens, so its
-/// markers would only make the parser's work longer.
-std::string dropBuiltinMarkers(std::string Text) {
-  std::string Out;
-  Out.reserve(Text.size());
-  size_t Pos = 0;
-  while (Pos < Text.size()) {
-    size_t End = Text.find('\n', Pos);
-    End = End == std::string::npos ? Text.size() : End + 1;
-    std::string_view Line(Text.data() + Pos, End - Pos);
-    // A marker is `# <digits> "<name>"...`.
-    bool IsBuiltinMarker = false;
-    if (Line.starts_with("# ")) {
-      size_t NameAt = Line.find_first_not_of("0123456789", 2);
-      if (NameAt != 2 && NameAt != std::string_view::npos && Line[NameAt] == ' ') {
-        std::string_view Name = Line.substr(NameAt + 1);
-        IsBuiltinMarker =
-            Name.starts_with("\"<built-in>\"") || Name.starts_with("\"<command line>\"");
-      }
+/// Writes the preprocessed tokens as text with GNU line markers, like clang -E
+/// but keeping the source column of every token that comes straight from the
+/// file (clang -E keeps it only for the first token of a line), so that the
+/// parser's carets point where the user's text has them. Macro expansions
+/// stay on the line of their use. The predefines buffer writes nothing.
+class OutputPrinter {
+public:
+  OutputPrinter(clang::Preprocessor &PP, std::string &Out)
+      : PP(PP), SM(PP.getSourceManager()), Concat(PP), Out(Out) {}
+
+  /// A file was entered, left or renamed (#line): a line marker, unless the
+  /// change is into or out of the predefines.
+  void fileChanged(clang::SourceLocation Loc, clang::PPCallbacks::FileChangeReason Reason,
+                   clang::FileID PrevFID) {
+    clang::PresumedLoc P = SM.getPresumedLoc(Loc);
+    if (P.isInvalid())
+      return;
+    llvm::StringRef File = P.getFilename();
+    InPredefines = File == "<built-in>" || File == CommandLineBufferName;
+    if (InPredefines)
+      return;
+    // Back in the main file from the predefines: the opening marker said it all.
+    bool FromPredefines = Reason == clang::PPCallbacks::ExitFile && PrevFID.isValid() &&
+                          PrevFID == PP.getPredefinesFileID();
+    if (FromPredefines && CurFile == File) {
+      CurLine = P.getLine();
+      return;
     }
-    if (!IsBuiltinMarker)
-      Out.append(Line);
-    Pos = End;
+    const char *Flag = "";
+    if (MarkerWritten) {
+      if (Reason == clang::PPCallbacks::EnterFile)
+        Flag = " 1";
+      else if (Reason == clang::PPCallbacks::ExitFile)
+        Flag = " 2";
+    }
+    writeMarker(P.getLine(), File, Flag);
   }
-  // clang's printer leaves the last line open; the parser likes whole lines.
-  if (!Out.empty() && Out.back() != '\n')
+
+  /// `#pragma` lines the preprocessor does not act on go to the parser as
+  /// they are; `_Pragma("...")` becomes such a line too.
+  void pragma(clang::SourceLocation IntroducerLoc, llvm::StringRef Prefix,
+              clang::Token &PragmaTok) {
+    clang::PresumedLoc P = SM.getPresumedLoc(IntroducerLoc);
+    if (Col != 0)
+      newline();
+    if (P.isValid())
+      moveToLine(P.getLine(), P.getFilename());
+    Out += Prefix;
+    llvm::SmallString<64> Buffer;
+    bool First = true;
+    for (; PragmaTok.isNot(clang::tok::eod) && PragmaTok.isNot(clang::tok::eof);
+         PP.LexUnexpandedToken(PragmaTok)) {
+      if (First || PragmaTok.hasLeadingSpace())
+        Out += ' ';
+      First = false;
+      Out += PP.getSpelling(PragmaTok, Buffer);
+    }
+    newline();
+    HavePrev = false;
+  }
+
+  void token(const clang::Token &Tok) {
+    clang::SourceLocation Loc = Tok.getLocation();
+    clang::PresumedLoc P = SM.getPresumedLoc(Loc); // where a macro was used
+    if (P.isValid() && (P.getLine() != CurLine || P.getFilename() != CurFile))
+      moveToLine(P.getLine(), P.getFilename());
+    unsigned Target = P.isValid() ? P.getColumn() - 1 : 0; // 0-based column
+    if (Col == 0) {
+      indentTo(Target);
+      // A `#` in column 1 would read as a directive.
+      if (Col == 0 && Tok.is(clang::tok::hash))
+        put(" ");
+    } else {
+      unsigned Before = Col;
+      if (Loc.isFileID() && Col < Target)
+        indentTo(Target);
+      if (Col == Before &&
+          (Tok.hasLeadingSpace() || (HavePrev && Concat.AvoidConcat(PrevPrevTok, PrevTok, Tok))))
+        put(" ");
+    }
+    llvm::SmallString<128> Buffer;
+    put(PP.getSpelling(Tok, Buffer));
+    PrevPrevTok = PrevTok;
+    PrevTok = Tok;
+    HavePrev = true;
+  }
+
+  void finish() {
+    if (Col != 0)
+      newline();
+  }
+
+private:
+  void put(llvm::StringRef Text) {
+    Out += Text;
+    Col += Text.size();
+  }
+  void newline() {
     Out += '\n';
-  return Out;
-}
+    Col = 0;
+    ++CurLine;
+  }
+  void indentTo(unsigned Target) {
+    if (Col < Target) {
+      Out.append(Target - Col, ' ');
+      Col = Target;
+    }
+  }
+  /// Goes to `Line` of `File` with blank lines when that is a short step
+  /// forward, and with a line marker otherwise.
+  void moveToLine(unsigned Line, llvm::StringRef File) {
+    if (InPredefines)
+      return;
+    if (File == CurFile && Line >= CurLine && Line - CurLine <= 8) {
+      while (CurLine < Line)
+        newline();
+      HavePrev = false;
+      return;
+    }
+    writeMarker(Line, File, "");
+  }
+  void writeMarker(unsigned Line, llvm::StringRef File, const char *Flag) {
+    if (Col != 0)
+      newline();
+    Out += "# " + std::to_string(Line) + " \"";
+    for (char C : File) {
+      if (C == '"' || C == '\\')
+        Out += '\\';
+      Out += C;
+    }
+    Out += '"';
+    Out += Flag;
+    Out += '\n';
+    CurFile = File.str();
+    CurLine = Line;
+    Col = 0;
+    MarkerWritten = true;
+    HavePrev = false;
+  }
+
+  clang::Preprocessor &PP;
+  clang::SourceManager &SM;
+  clang::TokenConcatenation Concat;
+  std::string &Out;
+  std::string CurFile;
+  unsigned CurLine = 1; ///< the source line the output's current line shows
+  unsigned Col = 0;     ///< bytes written on the current output line
+  bool InPredefines = false;
+  bool MarkerWritten = false;
+  bool HavePrev = false;
+  clang::Token PrevTok, PrevPrevTok;
+};
+
+/// Tells the printer about file changes (includes, #line).
+class PrinterCallbacks : public clang::PPCallbacks {
+public:
+  explicit PrinterCallbacks(OutputPrinter &Printer) : Printer(Printer) {}
+  void FileChanged(clang::SourceLocation Loc, FileChangeReason Reason,
+                   clang::SrcMgr::CharacteristicKind, clang::FileID PrevFID) override {
+    Printer.fileChanged(Loc, Reason, PrevFID);
+  }
+
+private:
+  OutputPrinter &Printer;
+};
+
+/// Catches every pragma the preprocessor itself does not handle.
+class PassThroughPragmaHandler : public clang::PragmaHandler {
+public:
+  PassThroughPragmaHandler(OutputPrinter &Printer, llvm::StringRef Prefix)
+      : Printer(Printer), Prefix(Prefix) {}
+  void HandlePragma(clang::Preprocessor &, clang::PragmaIntroducer Introducer,
+                    clang::Token &PragmaTok) override {
+    Printer.pragma(Introducer.Loc, Prefix, PragmaTok);
+  }
+
+private:
+  OutputPrinter &Printer;
+  std::string Prefix;
+};
 
 } // namespace
 
@@ -232,6 +386,9 @@ std::optional<std::string> preprocess(const std::string &FileName, std::string_v
   // problem; we report it as an error and keep going, so one run lists them all.
   ClangDiags.setFatalsAsError(true);
   ClangDiags.setErrorLimit(0); // our DiagnosticEngine applies --error-limit
+  // With -w clang must not even produce its warnings: their notes would
+  // otherwise come out alone.
+  ClangDiags.setIgnoreAllWarnings(!Diags.areWarningsEnabled());
 
   clang::LangOptions LangOpts;
   LangOpts.C99 = 1;
@@ -281,27 +438,34 @@ std::optional<std::string> preprocess(const std::string &FileName, std::string_v
   PP.setPredefines(buildPredefines(Target, Opts, CommandLineText));
   Diags.getSourceManager().addBuffer(CommandLineBufferName, CommandLineText);
 
-  clang::PreprocessorOutputOptions OutOpts;
-  OutOpts.ShowCPP = 1;
-  OutOpts.ShowLineMarkers = 1;   // GNU `# 12 "file"` markers, as the parser expects
-  OutOpts.UseLineDirectives = 0; // not `#line 12`
-  OutOpts.ShowComments = 0;
-  OutOpts.ShowMacroComments = 0;
-  OutOpts.ShowMacros = 0;
-  OutOpts.MinimizeWhitespace = 0; // keeps the column of each line's first token
-
   std::string Output;
   Output.reserve(Text.size() + Text.size() / 4 + 256);
-  {
-    llvm::raw_string_ostream OS(Output);
-    clang::DoPrintPreprocessedInput(PP, &OS, OutOpts);
-  }
+  OutputPrinter Printer(PP, Output);
+  PP.addPPCallbacks(std::make_unique<PrinterCallbacks>(Printer));
+  // The unnamed handler of a namespace receives its unknown pragmas.
+  auto RootPragmas = std::make_unique<PassThroughPragmaHandler>(Printer, "#pragma");
+  auto GCCPragmas = std::make_unique<PassThroughPragmaHandler>(Printer, "#pragma GCC");
+  auto ClangPragmas = std::make_unique<PassThroughPragmaHandler>(Printer, "#pragma clang");
+  PP.AddPragmaHandler(RootPragmas.get());
+  PP.AddPragmaHandler("GCC", GCCPragmas.get());
+  PP.AddPragmaHandler("clang", ClangPragmas.get());
+
+  PP.EnterMainSourceFile();
+  clang::Token Tok;
+  for (PP.Lex(Tok); Tok.isNot(clang::tok::eof); PP.Lex(Tok))
+    if (!Tok.isAnnotation())
+      Printer.token(Tok);
+  Printer.finish();
   PP.EndSourceFile();
   ClangDiags.getClient()->finish();
+  // The preprocessor would delete them; they are ours.
+  PP.RemovePragmaHandler(RootPragmas.get());
+  PP.RemovePragmaHandler("GCC", GCCPragmas.get());
+  PP.RemovePragmaHandler("clang", ClangPragmas.get());
 
   if (Consumer.errorCount())
     return std::nullopt;
-  return dropBuiltinMarkers(std::move(Output));
+  return Output;
 }
 
 } // namespace spmdc

@@ -1,6 +1,7 @@
 // Owns source text and file names, and answers "what does line N of file F say".
 #include "frontend/SourceManager.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -23,14 +24,21 @@ SourceManager::FileText *SourceManager::lookup(const std::string &File) {
   auto It = Files.find(File);
   if (It != Files.end())
     return It->second.get();
-  // Not registered: read it from disk once. A missing file is remembered as null.
+  // Not registered: read it from disk once. A missing file is remembered as
+  // null. Only regular files of a sane size: a line marker may name anything
+  // (`# 1 "/dev/zero"`), and showing a caret line must never hang or exhaust memory.
   std::unique_ptr<FileText> F;
-  std::ifstream In(File, std::ios::binary);
-  if (In) {
-    std::ostringstream SS;
-    SS << In.rdbuf();
-    F = std::make_unique<FileText>();
-    F->Text = SS.str();
+  std::error_code EC;
+  auto Status = std::filesystem::status(File, EC);
+  if (!EC && std::filesystem::is_regular_file(Status) &&
+      std::filesystem::file_size(File, EC) <= MaxFileBytes && !EC) {
+    std::ifstream In(File, std::ios::binary);
+    if (In) {
+      std::ostringstream SS;
+      SS << In.rdbuf();
+      F = std::make_unique<FileText>();
+      F->Text = SS.str();
+    }
   }
   FileText *Result = F.get();
   Files[File] = std::move(F);

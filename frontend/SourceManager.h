@@ -27,6 +27,9 @@ public:
   std::optional<std::string_view> getLine(const std::string &File, uint32_t Line);
 
 private:
+  /// Files larger than this are not read for caret lines.
+  static constexpr uintmax_t MaxFileBytes = 256u << 20;
+
   struct FileText {
     std::string Text;
     std::vector<size_t> LineStarts; // computed on first use

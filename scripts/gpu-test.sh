@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU test run: the runtime tests (test/runtime/*.spmd) as PTX on a GPU,
+# compared with their x86 results.
+#
+#   bash scripts/gpu-test.sh prepare   # here: PTX + expected outputs into build/gpu-tests/
+#   bash scripts/gpu-test.sh run DIR   # on the GPU machine: nvcc the driver, run, compare
+#
+# `run` prints one line per test and ends with `N passed, N failed, N skipped`.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+prepare() {
+  local out="$root/build/gpu-tests" spmdc="$root/build/bin/spmdc"
+  rm -rf "$out" && mkdir -p "$out/src"
+  cp "$root/test/gpu/driver.cpp" "$root/runtime/cuda/spmdc_cuda.h" "$root/runtime/cuda/spmdc_cuda.c" "$out/src/"
+  local cxx
+  cxx=$(command -v clang++-22 || command -v c++)
+  for t in "$root"/test/runtime/*.spmd; do
+    local name
+    name=$(basename "$t" .spmd)
+    # Tests with their own RUN line (not the shared driver) are x86-only.
+    if ! grep -q '%run-spmd' "$t"; then
+      echo "not a shared-driver test" >"$out/$name.skip"
+      continue
+    fi
+    if ! "$spmdc" --target=nvptx-sm_90 "$t" -o "$out/$name.ptx" 2>"$out/$name.err"; then
+      head -1 "$out/$name.err" >"$out/$name.skip"
+      rm -f "$out/$name.ptx"
+      continue
+    fi
+    python3 "$root/test/runtime/run-spmd.py" "$spmdc" "$root/build/lib/libspmdc_test_driver.a" \
+      "$cxx" "$out/tmp/$name" "$t" 2>/dev/null | grep -v '^targets:' >"$out/$name.expected"
+  done
+  echo "prepared $(ls "$out"/*.ptx | wc -l) PTX tests, $(ls "$out"/*.skip 2>/dev/null | wc -l) skipped, in $out"
+}
+
+run() {
+  local dir="$1" pass=0 fail=0 skip=0
+  nvcc -O2 -o "$dir/driver" "$dir/src/driver.cpp" "$dir/src/spmdc_cuda.c" -I"$dir/src" -lcuda || exit 1
+  for ptx in "$dir"/*.ptx; do
+    local name
+    name=$(basename "$ptx" .ptx)
+    if "$dir/driver" "$ptx" >"$dir/$name.gpu" 2>"$dir/$name.gpuerr" && diff -q "$dir/$name.expected" "$dir/$name.gpu" >/dev/null; then
+      echo "PASS $name"
+      pass=$((pass + 1))
+    else
+      echo "FAIL $name"
+      diff "$dir/$name.expected" "$dir/$name.gpu" | head -5
+      head -3 "$dir/$name.gpuerr"
+      fail=$((fail + 1))
+    fi
+  done
+  for s in "$dir"/*.skip; do
+    [ -e "$s" ] || continue
+    echo "SKIP $(basename "$s" .skip): $(cat "$s")"
+    skip=$((skip + 1))
+  done
+  echo "$pass passed, $fail failed, $skip skipped"
+  [ "$fail" -eq 0 ]
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+run) run "${2:?directory}" ;;
+*) echo "usage: $0 prepare | run DIR" >&2; exit 2 ;;
+esac
