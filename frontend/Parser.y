@@ -134,11 +134,20 @@ using namespace spmdc;
 %precedence LOWER_THAN_ELSE
 %precedence KW_ELSE
 
+/* C's binary operators, loosest first. */
+%left OR_OP
+%left AND_OP
+%left '|'
+%left '^'
+%left '&'
+%left EQ_OP NE_OP
+%left '<' '>' LE_OP GE_OP
+%left SHL_OP SHR_OP
+%left '+' '-'
+%left '*' '/' '%'
+
 %type <spmdc::Expr *> primary_expression postfix_expression unary_expression cast_expression
-%type <spmdc::Expr *> multiplicative_expression additive_expression shift_expression
-%type <spmdc::Expr *> relational_expression equality_expression and_expression
-%type <spmdc::Expr *> exclusive_or_expression inclusive_or_expression logical_and_expression
-%type <spmdc::Expr *> logical_or_expression conditional_expression assignment_expression
+%type <spmdc::Expr *> binary_expression conditional_expression assignment_expression
 %type <spmdc::Expr *> expression expression_opt initializer default_argument_opt
 %type <std::vector<spmdc::Expr *>> argument_list argument_list_opt initializer_list
 %type <std::vector<spmdc::Expr *>> launch_counts print_arguments
@@ -301,7 +310,7 @@ tag_name
 struct_specifier
   : KW_STRUCT tag_name
       <std::pair<spmdc::StructDecl *, bool>>{ $$ = structForDefinition(PS, $2, @2.Begin); }
-    '{' struct_fields '}'
+    '{' struct_fields struct_end
       {
         StructDecl *D = $3.first;
         D->Fields = std::move($5);
@@ -313,7 +322,7 @@ struct_specifier
       }
   | KW_STRUCT
       <spmdc::StructDecl *>{ $$ = PS.Ctx.makeDecl<StructDecl>(@1.Begin, std::string()); }
-    '{' struct_fields '}'
+    '{' struct_fields struct_end
       {
         $2->Fields = std::move($4);
         $2->IsComplete = true;
@@ -327,6 +336,12 @@ struct_specifier
                                                   : PS.Ctx.Types.getAtomic(Type::Int32),
                       "struct " + $2};
       }
+  ;
+
+/* An error before the closing brace recovers there, so the struct ends. */
+struct_end
+  : '}'
+  | error '}'
   ;
 
 struct_fields
@@ -832,7 +847,7 @@ block_item
   ;
 
 /*===------------------------------------------------------------------===*
- * Expressions (C's precedence, loosest last)
+ * Expressions
  *===------------------------------------------------------------------===*/
 
 string_literals
@@ -961,91 +976,52 @@ cast_expression
       { $$ = PS.Ctx.makeExpr<CastExpr>(@1.Begin, $2, $4); EXPR_DEPTH($$); }
   ;
 
-multiplicative_expression
+/* Binary operators by precedence (declared at the top): one nonterminal
+   instead of a chain of ten keeps the parser from reducing through every
+   level for each operand. */
+binary_expression
   : cast_expression { $$ = $1; }
-  | multiplicative_expression '*' cast_expression
+  | binary_expression '*' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Mul, $1, $3); EXPR_DEPTH($$); }
-  | multiplicative_expression '/' cast_expression
+  | binary_expression '/' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Div, $1, $3); EXPR_DEPTH($$); }
-  | multiplicative_expression '%' cast_expression
+  | binary_expression '%' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Rem, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-additive_expression
-  : multiplicative_expression { $$ = $1; }
-  | additive_expression '+' multiplicative_expression
+  | binary_expression '+' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Add, $1, $3); EXPR_DEPTH($$); }
-  | additive_expression '-' multiplicative_expression
+  | binary_expression '-' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Sub, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-shift_expression
-  : additive_expression { $$ = $1; }
-  | shift_expression SHL_OP additive_expression
+  | binary_expression SHL_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Shl, $1, $3); EXPR_DEPTH($$); }
-  | shift_expression SHR_OP additive_expression
+  | binary_expression SHR_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::Shr, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-relational_expression
-  : shift_expression { $$ = $1; }
-  | relational_expression '<' shift_expression
+  | binary_expression '<' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LT, $1, $3); EXPR_DEPTH($$); }
-  | relational_expression '>' shift_expression
+  | binary_expression '>' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::GT, $1, $3); EXPR_DEPTH($$); }
-  | relational_expression LE_OP shift_expression
+  | binary_expression LE_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LE, $1, $3); EXPR_DEPTH($$); }
-  | relational_expression GE_OP shift_expression
+  | binary_expression GE_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::GE, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-equality_expression
-  : relational_expression { $$ = $1; }
-  | equality_expression EQ_OP relational_expression
+  | binary_expression EQ_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::EQ, $1, $3); EXPR_DEPTH($$); }
-  | equality_expression NE_OP relational_expression
+  | binary_expression NE_OP binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::NE, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-and_expression
-  : equality_expression { $$ = $1; }
-  | and_expression '&' equality_expression
+  | binary_expression '&' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::BitAnd, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-exclusive_or_expression
-  : and_expression { $$ = $1; }
-  | exclusive_or_expression '^' and_expression
+  | binary_expression '^' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::BitXor, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-inclusive_or_expression
-  : exclusive_or_expression { $$ = $1; }
-  | inclusive_or_expression '|' exclusive_or_expression
+  | binary_expression '|' binary_expression
       { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::BitOr, $1, $3); EXPR_DEPTH($$); }
-  ;
-
-logical_and_expression
-  : inclusive_or_expression { $$ = $1; }
-  | logical_and_expression AND_OP inclusive_or_expression
-      {
-        $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LogicalAnd, $1, $3);
-        EXPR_DEPTH($$);
-      }
-  ;
-
-logical_or_expression
-  : logical_and_expression { $$ = $1; }
-  | logical_or_expression OR_OP logical_and_expression
-      {
-        $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LogicalOr, $1, $3);
-        EXPR_DEPTH($$);
-      }
+  | binary_expression AND_OP binary_expression
+      { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LogicalAnd, $1, $3); EXPR_DEPTH($$); }
+  | binary_expression OR_OP binary_expression
+      { $$ = PS.Ctx.makeExpr<BinaryExpr>(@2.Begin, BinaryOp::LogicalOr, $1, $3); EXPR_DEPTH($$); }
   ;
 
 conditional_expression
-  : logical_or_expression { $$ = $1; }
-  | logical_or_expression '?' expression ':' conditional_expression
+  : binary_expression { $$ = $1; }
+  | binary_expression '?' expression ':' conditional_expression
       { $$ = PS.Ctx.makeExpr<ConditionalExpr>(@2.Begin, $1, $3, $5); EXPR_DEPTH($$); }
   ;
 

@@ -144,7 +144,7 @@ public:
   /// Reports an error unless the parse was abandoned or the limit reached.
   void error(SourceLoc Loc, const std::string &Msg);
   /// Reports that nesting exceeded ASTContext::MaxNestingDepth, once, and
-  /// abandons the buffer. Returns true (for `if (PS.tooDeep(...)) YYABORT;`).
+  /// abandons the buffer; the caller then stops (YYABORT or end of file).
   bool nestingTooDeep(SourceLoc Loc, const char *What);
 
   // The lexer hack: scoped names of types, persisting in the ASTContext.

@@ -155,14 +155,12 @@ std::string macroLine(const MacroOption &M) {
 }
 
 /// Our predefined macros (docs/language.md), then the -D/-U options in their
-/// command-line order. `CommandLineText` receives the -D/-U part alone, whose
-/// line numbers are those of clang's "<command line>" pseudo file.
+/// command-line order. `BuiltinText` receives our macro lines and `CommandLineText`
+/// the -D/-U part, each numbered as clang numbers its "<built-in>" and
+/// "<command line>" pseudo files (so a note about either can show the line).
 std::string buildPredefines(const TargetInfo &Target, const PreprocessorOptions &Opts,
-                            std::string &CommandLineText) {
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  // Flag 3 marks <built-in> as a system file: no warnings about our own macros.
-  OS << "# 1 \"<built-in>\" 3\n";
+                            std::string &BuiltinText, std::string &CommandLineText) {
+  llvm::raw_string_ostream OS(BuiltinText);
   auto Define = [&](llvm::StringRef Name, const llvm::Twine &Value) {
     OS << "#define " << Name << ' ' << Value << '\n';
   };
@@ -184,12 +182,13 @@ std::string buildPredefines(const TargetInfo &Target, const PreprocessorOptions 
   if (Target.isGPU())
     Define("SPMDC_GPU", "1");
 
-  OS << "# 1 \"" << CommandLineBufferName << "\" 1\n";
+  OS.flush();
+
   for (const MacroOption &M : Opts.Macros)
     CommandLineText += macroLine(M);
-  OS << CommandLineText;
-  OS << "# 1 \"<built-in>\" 2\n";
-  return Out;
+  // Flag 3 marks <built-in> as a system file: no warnings about our own macros.
+  return "# 1 \"<built-in>\" 3\n" + BuiltinText + "# 1 \"" + CommandLineBufferName + "\" 1\n" +
+         CommandLineText + "# 1 \"<built-in>\" 2\n";
 }
 
 /// Writes the preprocessed tokens as text with GNU line markers, like clang -E
@@ -434,9 +433,10 @@ std::optional<std::string> preprocess(const std::string &FileName, std::string_v
   clang::Preprocessor PP(PPOpts, ClangDiags, LangOpts, Sources, Headers, Modules);
   PP.Initialize(*ClangTarget);
 
-  std::string CommandLineText;
-  PP.setPredefines(buildPredefines(Target, Opts, CommandLineText));
-  Diags.getSourceManager().addBuffer(CommandLineBufferName, CommandLineText);
+  std::string BuiltinText, CommandLineText;
+  PP.setPredefines(buildPredefines(Target, Opts, BuiltinText, CommandLineText));
+  Diags.getSourceManager().addBuffer("<built-in>", std::move(BuiltinText));
+  Diags.getSourceManager().addBuffer(CommandLineBufferName, std::move(CommandLineText));
 
   std::string Output;
   Output.reserve(Text.size() + Text.size() / 4 + 256);

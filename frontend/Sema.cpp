@@ -1,5 +1,32 @@
 // Semantic analysis driver: built-ins, scopes, and the checks of declarations.
 //
+// Decisions where ISPC, C and the SPEC leave room (kept in one place here):
+// - Default variability as in ISPC: locals, globals, parameters and return
+//   types are varying; pointees uniform; literals uniform; array parameters
+//   become uniform pointers to their elements; struct members take the
+//   instance's variability; `sizeof(T)` binds an unqualified T to uniform
+//   (sizeof(float) == 4); an unqualified cast target takes the operand's
+//   variability (`(float)u` stays uniform).
+// - C's conversions: integer promotions and the usual arithmetic conversions
+//   are explicit ImplicitCastExprs; a varying value never becomes uniform
+//   implicitly, nor through an explicit cast.
+// - Assigning a uniform variable declared outside the varying control flow
+//   that encloses the assignment is an error (unlike ISPC). Varying control
+//   flow: if/while/for/do/switch/?:/&&/|| with a varying condition, foreach
+//   bodies, and code after a varying break/continue/return up to the end of
+//   the construct it leaves (lexically: the loop's increment and later
+//   iterations are not considered). everywhere/unmasked bodies turn all lanes
+//   on; foreach_active/foreach_unique bodies run once per lane/value, so they
+//   also allow uniform assignments (their purpose). Stores through pointers
+//   and references are never restricted.
+// - A uniform `return` under varying control flow is accepted with a warning.
+// - crev: arguments rank as their uniform versions; a varying argument may
+//   feed a uniform parameter; the result of a non-void crev call is varying.
+// - foreach variables are `const varying int32`, foreach_active's index is
+//   `const uniform int64`, foreach_unique's variable the const uniform version
+//   of the sequence's type; `break` may not target any foreach (as in ISPC).
+// - Task functions must return void and are only called through `launch`.
+//
 // The expression, call, statement and type helpers live in SemaExpr.cpp,
 // SemaCall.cpp, SemaStmt.cpp and SemaType.cpp; SemaInternal.h is their shared
 // state. Functions are declared in a first pass so that a body may call a
@@ -423,6 +450,10 @@ void Sema::checkVarDecl(VarDecl *V) {
       T = Types.getArray(T->getElementType(), L->Elements.size());
   if (Ok && !checkObjectType(T, V->Loc, What, /*AllowUnsized=*/false))
     Ok = false;
+  if (Ok && T->isReference() && !V->Init && !V->IsParam) {
+    Diags.error(V->Loc, "reference '" + V->Name + "' must be initialized");
+    Ok = false;
+  }
   V->Ty = Ok ? T : nullptr;
   if (V->Ty && V->Init) {
     checkInitializer(V);
@@ -438,7 +469,111 @@ void Sema::checkVarDecl(VarDecl *V) {
   declareVarSeq(V);
 }
 
+/// A global object whose address is known at link time: `g`, `g.f`, `g[2]`.
+bool Sema::isGlobalObject(const Expr *E) {
+  if (auto *Ref = llvm::dyn_cast<DeclRefExpr>(E)) {
+    auto *V = llvm::dyn_cast_or_null<VarDecl>(Ref->D);
+    return V && V->IsGlobal && V->Builtin == BuiltinVar::None;
+  }
+  if (auto *M = llvm::dyn_cast<MemberExpr>(E))
+    return !M->IsArrow && isGlobalObject(M->Base);
+  if (auto *I = llvm::dyn_cast<IndexExpr>(E))
+    return I->Base->Ty && I->Base->Ty->isArray() && isGlobalObject(I->Base) &&
+           isConstantInitializer(I->Index);
+  return false;
+}
+
+/// Whether a checked initializer can be computed at compile time: literals,
+/// enumerators, integer constants, operators and conversions of those,
+/// sizeof, brace lists of those, and addresses of globals.
+bool Sema::isConstantInitializer(const Expr *E) {
+  if (!E)
+    return false;
+  switch (E->getKind()) {
+  case Expr::IntegerLiteralKind:
+  case Expr::FloatLiteralKind:
+  case Expr::BoolLiteralKind:
+  case Expr::NullLiteralKind:
+  case Expr::StringLiteralKind:
+  case Expr::SizeofExprKind:
+    return true;
+  case Expr::DeclRefExprKind: {
+    Decl *D = llvm::cast<DeclRefExpr>(E)->D;
+    if (llvm::isa_and_nonnull<EnumConstantDecl>(D) || llvm::isa_and_nonnull<FunctionDecl>(D))
+      return true; // an enumerator, or a function's address
+    auto *V = llvm::dyn_cast_or_null<VarDecl>(D);
+    if (V && V->Builtin == BuiltinVar::ProgramCount)
+      return true;
+    // Decided once per variable, at its declaration (no walk down chains).
+    return V && V->Ty && V->Ty->isConst() && ConstantInitVars.count(V);
+  }
+  case Expr::ImplicitCastExprKind: {
+    auto *IC = llvm::cast<ImplicitCastExpr>(E);
+    if (IC->CK == CastKind::ArrayToPointer)
+      return isGlobalObject(IC->Operand);
+    return isConstantInitializer(IC->Operand);
+  }
+  case Expr::CastExprKind:
+    return isConstantInitializer(llvm::cast<CastExpr>(E)->Operand);
+  case Expr::UnaryExprKind: {
+    auto *U = llvm::cast<UnaryExpr>(E);
+    if (U->Op == UnaryOp::AddrOf) {
+      auto *Ref = llvm::dyn_cast<DeclRefExpr>(U->Operand);
+      return isGlobalObject(U->Operand) || (Ref && llvm::isa_and_nonnull<FunctionDecl>(Ref->D));
+    }
+    if (U->Op == UnaryOp::Plus || U->Op == UnaryOp::Minus || U->Op == UnaryOp::Not ||
+        U->Op == UnaryOp::BitNot)
+      return isConstantInitializer(U->Operand);
+    return false;
+  }
+  case Expr::BinaryExprKind: {
+    auto *B = llvm::cast<BinaryExpr>(E);
+    return B->Op != BinaryOp::Comma && isConstantInitializer(B->LHS) &&
+           isConstantInitializer(B->RHS);
+  }
+  case Expr::ConditionalExprKind: {
+    auto *C = llvm::cast<ConditionalExpr>(E);
+    return isConstantInitializer(C->Cond) && isConstantInitializer(C->Then) &&
+           isConstantInitializer(C->Else);
+  }
+  case Expr::InitListExprKind:
+    for (const Expr *El : llvm::cast<InitListExpr>(E)->Elements)
+      if (!isConstantInitializer(El))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
 void Sema::checkInitializer(VarDecl *V) {
+  unsigned ErrorsBefore = Diags.errorCount();
+  checkInitializerValue(V);
+  // Globals (and static locals) are initialized before any code runs.
+  bool Static = V->IsGlobal || V->Storage == StorageClass::Static;
+  if (Diags.errorCount() != ErrorsBefore || V->Ty->isReference())
+    return;
+  bool Constant = isConstantInitializer(V->Init);
+  if (Constant && V->IsGlobal)
+    ConstantInitVars.insert(V);
+  if (Static && !Constant)
+    Diags.error(V->Init->Loc, "initializer of " + std::string(V->IsGlobal ? "global" : "static") +
+                                  " variable '" + V->Name + "' is not a compile-time constant");
+}
+
+void Sema::checkInitializerValue(VarDecl *V) {
+  if (V->Ty->isReference()) {
+    // A reference binds to an object of its type (adding const is fine).
+    const Type *Target = V->Ty->getPointee();
+    if (llvm::isa<InitListExpr>(V->Init) || !checkExpr(V->Init))
+      return;
+    if (!V->Init->IsLValue)
+      Diags.error(V->Init->Loc, "reference '" + V->Name + "' must be bound to an lvalue");
+    else if (!sameType(V->Init->Ty, Target) || (V->Init->Ty->isConst() && !Target->isConst()))
+      Diags.error(V->Init->Loc, "cannot bind " + quoted(V->Init->Ty) + " to reference '" + V->Name +
+                                    "' of type " + quoted(V->Ty));
+    return;
+  }
   if (auto *L = llvm::dyn_cast<InitListExpr>(V->Init)) {
     checkInitList(L, V->Ty, V->Name);
     return;
@@ -458,6 +593,10 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
   ConvContext Where{ConvContext::Init, VarName};
   bool Ok = true;
   auto CheckElement = [&](Expr *&E, const Type *ElemTy) {
+    if (!E) {
+      Ok = false;
+      return;
+    }
     if (auto *Sub = llvm::dyn_cast<InitListExpr>(E)) {
       Ok &= checkInitList(Sub, ElemTy, VarName);
       return;
@@ -474,7 +613,8 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
   if (T->isArray()) {
     uint64_t N = T->getArraySize();
     if (N && L->Elements.size() > N) {
-      Diags.error(L->Elements[N]->Loc, "too many initializers for " + quoted(T));
+      Diags.error(L->Elements[N] ? L->Elements[N]->Loc : L->Loc,
+                  "too many initializers for " + quoted(T));
       Ok = false;
     }
     for (size_t I = 0; I < L->Elements.size() && (I < N || !N); ++I)
@@ -486,7 +626,8 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
     if (!S)
       return false;
     if (L->Elements.size() > S->Fields.size()) {
-      Diags.error(L->Elements[S->Fields.size()]->Loc, "too many initializers for " + quoted(T));
+      Expr *Extra = L->Elements[S->Fields.size()];
+      Diags.error(Extra ? Extra->Loc : L->Loc, "too many initializers for " + quoted(T));
       Ok = false;
     }
     for (size_t I = 0; I < L->Elements.size() && I < S->Fields.size(); ++I) {
@@ -502,7 +643,7 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
   if (L->Elements.size() != 1) {
     Diags.error(L->Loc, "a brace initializer for " + quoted(T) + " must have exactly one element");
     for (Expr *&E : L->Elements)
-      if (!llvm::isa<InitListExpr>(E))
+      if (E && !llvm::isa<InitListExpr>(E))
         checkExpr(E);
     return false;
   }

@@ -2,9 +2,10 @@
 //
 // Overloads are ranked in ISPC's spirit: each argument is an exact match, a
 // uniform->varying broadcast, a promotion (C's integer promotion, float
-// widening) or a conversion, possibly with a broadcast. The candidate needing
-// the fewest conversions, then the fewest promotions, then the fewest
-// broadcasts wins; a tie on that cost is an ambiguous call. In a `crev` call each argument is one
+// widening), a conversion or a lossy conversion (float -> int, narrowing),
+// possibly with a broadcast. The candidate needing the fewest lossy
+// conversions, then conversions, then promotions, then broadcasts wins; a tie
+// on that cost is an ambiguous call. In a `crev` call each argument is one
 // lane's value, so arguments rank as their uniform versions and a varying argument may feed a
 // uniform parameter (the back end extracts the lane).
 #include "frontend/SemaInternal.h"
@@ -152,17 +153,20 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
     NoteCandidates(Candidates);
     return nullptr;
   }
-  // A candidate's cost: how many arguments need a type conversion, then how
-  // many a promotion, then how many a uniform->varying broadcast.
+  // A candidate's cost: how many arguments need a lossy conversion, then how
+  // many another conversion, then a promotion, then a uniform->varying
+  // broadcast; compared in that order.
   auto Cost = [](const Viable &V) {
-    std::array<unsigned, 3> C{0, 0, 0};
+    std::array<unsigned, 4> C{0, 0, 0, 0};
     for (ConvRank R : V.Ranks) {
-      if (R >= RankConversion)
+      if (R >= RankLossy)
         ++C[0];
-      else if (R >= RankPromotion)
+      else if (R >= RankConversion)
         ++C[1];
-      if (R == RankBroadcast || R == RankPromotionBroadcast || R == RankConversionBroadcast)
+      else if (R >= RankPromotion)
         ++C[2];
+      if (R % 2 == 1)
+        ++C[3];
     }
     return C;
   };
@@ -275,6 +279,11 @@ bool Sema::checkCall(CallExpr *E) {
     return false;
 
   const Type *Ret = FnTy->getReturnType();
+  if (E->Kind != CallKind::Launch && FnTy->getFunctionFlags().Task) {
+    // As in ISPC: a task runs only as part of a launch.
+    Diags.error(E->Loc, "task function '" + Name + "' must be called with 'launch'");
+    return false;
+  }
   switch (E->Kind) {
   case CallKind::Plain:
     E->Ty = Ret;

@@ -112,8 +112,8 @@ static bool isIntegral(const Type *T) { return T->isInteger() || T->isBool() || 
 Sema::LValueInfo Sema::lvalueInfo(const Expr *E) {
   LValueInfo Info{E->Ty, false};
   if (auto *D = llvm::dyn_cast<DeclRefExpr>(E)) {
-    if (auto *V = llvm::dyn_cast_or_null<VarDecl>(D->D))
-      Info.Storage = V->Ty;
+    if (auto *V = llvm::dyn_cast_or_null<VarDecl>(D->D); V && V->Ty)
+      Info.Storage = V->Ty->isReference() ? V->Ty->getPointee() : V->Ty;
   } else if (auto *U = llvm::dyn_cast<UnaryExpr>(E); U && U->Op == UnaryOp::Deref) {
     const Type *P = U->Operand->Ty;
     if (P && P->isPointer())
@@ -156,8 +156,12 @@ Sema::LValueInfo Sema::lvalueInfo(const Expr *E) {
 }
 
 VarDecl *Sema::rootVariable(const Expr *E) {
-  if (auto *D = llvm::dyn_cast<DeclRefExpr>(E))
-    return llvm::dyn_cast_or_null<VarDecl>(D->D);
+  if (auto *D = llvm::dyn_cast<DeclRefExpr>(E)) {
+    // A store through a reference is a store through a pointer, not to a
+    // variable of this scope.
+    auto *V = llvm::dyn_cast_or_null<VarDecl>(D->D);
+    return V && V->Ty && V->Ty->isReference() ? nullptr : V;
+  }
   if (auto *M = llvm::dyn_cast<MemberExpr>(E))
     return M->IsArrow ? nullptr : rootVariable(M->Base);
   if (auto *I = llvm::dyn_cast<IndexExpr>(E))
@@ -295,7 +299,8 @@ bool Sema::checkDeclRef(DeclRefExpr *E) {
     auto *V = llvm::cast<VarDecl>(D);
     if (!V->Ty)
       return false;
-    E->Ty = V->Ty;
+    // A reference names the object it is bound to.
+    E->Ty = V->Ty->isReference() ? V->Ty->getPointee() : V->Ty;
     E->IsLValue = true;
     return true;
   }

@@ -26,7 +26,9 @@ struct ConvContext {
 };
 
 /// How good an implicit conversion is for overload resolution (lower is
-/// better); ISPC's spirit: exact > uniform->varying broadcast > conversions.
+/// better); ISPC's spirit: exact > uniform->varying broadcast > conversions,
+/// and conversions that may lose information come last. Odd values carry a
+/// uniform->varying broadcast on top of the even rank below them.
 enum ConvRank : int {
   RankExact = 0,
   RankBroadcast = 1,
@@ -34,6 +36,9 @@ enum ConvRank : int {
   RankPromotionBroadcast = 3,
   RankConversion = 4,
   RankConversionBroadcast = 5,
+  /// A conversion that may lose information (float -> int, narrowing).
+  RankLossy = 6,
+  RankLossyBroadcast = 7,
   RankNone = 100,
 };
 
@@ -56,6 +61,11 @@ public:
   /// array of unknown size, non-positive size); `What` names the object.
   bool checkObjectType(const Type *T, SourceLoc Loc, const std::string &What, bool AllowUnsized);
   void checkInitializer(VarDecl *V);
+  void checkInitializerValue(VarDecl *V);
+  /// Whether a checked initializer can be computed at compile time.
+  bool isConstantInitializer(const Expr *E);
+  /// A global object whose address is known at link time: `g`, `g.f`, `g[2]`.
+  bool isGlobalObject(const Expr *E);
   bool checkInitList(InitListExpr *L, const Type *T, const std::string &VarName);
 
   struct Scope {
@@ -261,6 +271,8 @@ public:
   /// Values of integer constants (`const uniform int N = 4;`), folded once at
   /// their declaration.
   std::unordered_map<const VarDecl *, int64_t> ConstValues;
+  /// Globals whose initializer is a compile-time constant.
+  std::unordered_set<const VarDecl *> ConstantInitVars;
 };
 
 } // namespace spmdc

@@ -285,6 +285,12 @@ ConvRank Sema::conversionRank(const Type *From, const Type *To, bool IsNull) {
     Promotion = kindWidth(TK) > kindWidth(FK);
   if (Promotion)
     return Broadcast ? RankPromotionBroadcast : RankPromotion;
+  bool Lossy = *CK == CastKind::FloatingToIntegral || *CK == CastKind::ToBool ||
+               (*CK == CastKind::FloatingCast && kindWidth(TK) < kindWidth(FK)) ||
+               (*CK == CastKind::IntegralCast && From->isInteger() && To->isInteger() &&
+                kindWidth(TK) < kindWidth(FK));
+  if (Lossy)
+    return Broadcast ? RankLossyBroadcast : RankLossy;
   return Broadcast ? RankConversionBroadcast : RankConversion;
 }
 
