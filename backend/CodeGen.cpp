@@ -49,8 +49,8 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   Cleanup.run(M, MAM);
 }
 
-bool writeModule(llvm::Module &M, llvm::TargetMachine &TM, OutputKind Kind,
-                 const std::string &Path, DiagnosticEngine &Diags) {
+bool writeModule(llvm::Module &M, llvm::TargetMachine &TM, OutputKind Kind, const std::string &Path,
+                 DiagnosticEngine &Diags) {
   std::error_code EC;
   bool Binary = Kind == OutputKind::LLVMBitcode || Kind == OutputKind::Object;
   llvm::raw_fd_ostream OS(Path, EC, Binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);

@@ -18,7 +18,7 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
 enum class OutputKind { LLVMText, LLVMBitcode, Assembly, Object };
 
 /// Writes `M` to `Path` ("-" for stdout); reports unwritable paths. False on error.
-bool writeModule(llvm::Module &M, llvm::TargetMachine &TM, OutputKind Kind,
-                 const std::string &Path, DiagnosticEngine &Diags);
+bool writeModule(llvm::Module &M, llvm::TargetMachine &TM, OutputKind Kind, const std::string &Path,
+                 DiagnosticEngine &Diags);
 
 } // namespace spmdc

@@ -1,13 +1,13 @@
 // Turns gathers/scatters whose lanes address consecutive elements into vector loads/stores.
 #include "backend/ContiguousMemoryOps.h"
 
+#include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/PatternMatch.h"
-#include "llvm/Analysis/VectorUtils.h"
 
 namespace spmdc {
 
@@ -61,9 +61,9 @@ llvm::Value *contiguousBase(llvm::Value *Ptrs, llvm::Type *EltTy, llvm::Instruct
     Inner = Ext->getOperand(0);
     Signed = Ext->getOpcode() == llvm::Instruction::SExt;
   }
-  llvm::Value *First = isLaneSequence(Inner) ? llvm::ConstantInt::get(
-                                                   Inner->getType()->getScalarType(), 0)
-                                             : matchSplatPlusLanes(Inner);
+  llvm::Value *First = isLaneSequence(Inner)
+                           ? llvm::ConstantInt::get(Inner->getType()->getScalarType(), 0)
+                           : matchSplatPlusLanes(Inner);
   if (!First)
     return nullptr;
   llvm::IRBuilder<> B(InsertBefore);

@@ -28,14 +28,13 @@
 
 #include <functional>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 
 namespace spmdc {
 
-std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Target,
-                                                         unsigned OptLevel,
-                                                         DiagnosticEngine &Diags) {
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const TargetInfo &Target, unsigned OptLevel, DiagnosticEngine &Diags) {
   llvm::InitializeAllTargetInfos();
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
@@ -66,8 +65,8 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Targe
                : OptLevel == 1 ? llvm::CodeGenOptLevel::Less
                : OptLevel == 2 ? llvm::CodeGenOptLevel::Default
                                : llvm::CodeGenOptLevel::Aggressive;
-  return std::unique_ptr<llvm::TargetMachine>(T->createTargetMachine(
-      TT, CPU, Features, Options, llvm::Reloc::PIC_, std::nullopt, Level));
+  return std::unique_ptr<llvm::TargetMachine>(
+      T->createTargetMachine(TT, CPU, Features, Options, llvm::Reloc::PIC_, std::nullopt, Level));
 }
 
 namespace {
@@ -76,8 +75,8 @@ using ir::OpCode;
 
 class Emitter {
 public:
-  Emitter(ir::Module &M, const TargetInfo &Target, llvm::TargetMachine &TM,
-          llvm::LLVMContext &Ctx, DiagnosticEngine &Diags)
+  Emitter(ir::Module &M, const TargetInfo &Target, llvm::TargetMachine &TM, llvm::LLVMContext &Ctx,
+          DiagnosticEngine &Diags)
       : IRM(M), Target(Target), Ctx(Ctx), Diags(Diags), W(Target.GangWidth),
         Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx),
         Lanes(Target.isGPU() ? createNVPTXLaneOps(B) : createX86LaneOps(B, W)) {
@@ -199,8 +198,8 @@ private:
     auto It = Structs.find(Key);
     if (It != Structs.end())
       return It->second;
-    auto *ST = llvm::StructType::create(
-        Ctx, std::string(T->isVarying() ? "v_" : "") + "struct." + T->getStructDecl()->Name);
+    auto *ST = llvm::StructType::create(Ctx, std::string(T->isVarying() ? "v_" : "") + "struct." +
+                                                 T->getStructDecl()->Name);
     Structs[Key] = ST;
     std::vector<llvm::Type *> Fields;
     for (const FieldDecl &FD : T->getStructDecl()->Fields)
@@ -249,8 +248,7 @@ private:
         return llvm::ConstantArray::get(AT, Elts);
       }
       if (auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Ty))
-        return llvm::ConstantVector::getSplat(VT->getElementCount(),
-                                              Build(VT->getElementType()));
+        return llvm::ConstantVector::getSplat(VT->getElementCount(), Build(VT->getElementType()));
       size_t I = Next < G.InitInt.size() ? Next++ : G.InitInt.size();
       if (Ty->isFloatingPointTy())
         return llvm::ConstantFP::get(Ty, I < G.InitFloat.size() ? G.InitFloat[I] : 0.0);
@@ -343,9 +341,8 @@ private:
     region(*F.Body);
     // Falling off the end: return void, or an undefined value as C does.
     if (!B.GetInsertBlock()->getTerminator())
-      emitReturn(Fn->getReturnType()->isVoidTy()
-                     ? nullptr
-                     : llvm::PoisonValue::get(Fn->getReturnType()));
+      emitReturn(Fn->getReturnType()->isVoidTy() ? nullptr
+                                                 : llvm::PoisonValue::get(Fn->getReturnType()));
     // Blocks left empty after a jump get an unreachable terminator.
     for (llvm::BasicBlock &BB : *Fn)
       if (!BB.getTerminator()) {
@@ -368,7 +365,8 @@ private:
     auto It = Values.find(V);
     if (It != Values.end())
       return It->second;
-    Diags.errorNoLoc(std::string("internal error: SPMD IR value used before its definition: ") + (V->Def ? ir::opName(V->Def->Code) : "parameter " + V->NameHint));
+    Diags.errorNoLoc(std::string("internal error: SPMD IR value used before its definition: ") +
+                     (V->Def ? ir::opName(V->Def->Code) : "parameter " + V->NameHint));
     return llvm::PoisonValue::get(llvmType(V->Ty));
   }
 
@@ -382,15 +380,13 @@ private:
   }
 
   bool unsupported(ir::Op &O, const std::string &What) {
-    Diags.error(O.Loc, What + " is not supported by the " + Target.Name +
-                           " code generator yet");
+    Diags.error(O.Loc, What + " is not supported by the " + Target.Name + " code generator yet");
     if (O.result())
       set(O, llvm::PoisonValue::get(llvmType(O.result()->Ty)));
     return false;
   }
 
   llvm::Value *splat(llvm::Value *V) { return Lanes->splat(V); }
-
 
   /// Register <-> memory representation (bools are bytes in memory).
   llvm::Value *fromMemory(llvm::Value *V, const Type *T) {
@@ -496,10 +492,9 @@ private:
     case OpCode::LaneCount:
     case OpCode::FirstLane: {
       llvm::Value *Bits = Lanes->bits(val(O.Operands[0]));
-      llvm::Value *R =
-          O.Code == OpCode::LaneCount
-              ? B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits)
-              : B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Bits, B.getTrue());
+      llvm::Value *R = O.Code == OpCode::LaneCount
+                           ? B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits)
+                           : B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Bits, B.getTrue());
       set(O, B.CreateZExtOrTrunc(R, B.getInt32Ty()));
       return;
     }
@@ -575,16 +570,18 @@ private:
     unsupported(O, "this built-in");
   }
 
-  llvm::Value *sreg(llvm::Intrinsic::ID Id) { return B.CreateIntrinsic(Id, llvm::ArrayRef<llvm::Type *>{}, llvm::ArrayRef<llvm::Value *>{}); }
+  llvm::Value *sreg(llvm::Intrinsic::ID Id) {
+    return B.CreateIntrinsic(Id, llvm::ArrayRef<llvm::Type *>{}, llvm::ArrayRef<llvm::Value *>{});
+  }
 
   /// gangIndex/gangCount: on NVPTX the warp within its block; on the CPU a
   /// block is one gang (SPEC 2.3).
   llvm::Value *gangBuiltin(BuiltinVar Which) {
     if (!Target.isGPU())
       return B.getInt32(Which == BuiltinVar::GangIndex ? 0 : 1);
-    llvm::Value *V = sreg(Which == BuiltinVar::GangIndex
-                              ? llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x
-                              : llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+    llvm::Value *V =
+        sreg(Which == BuiltinVar::GangIndex ? llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x
+                                            : llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
     return B.CreateUDiv(V, B.getInt32(32));
   }
 
@@ -608,9 +605,9 @@ private:
       return sreg(nvvm_read_ptx_sreg_nctaid_z);
     case BuiltinVar::TaskCount:
     case BuiltinVar::TaskCount0:
-      return B.CreateUDiv(B.CreateMul(sreg(nvvm_read_ptx_sreg_nctaid_x),
-                                      sreg(nvvm_read_ptx_sreg_ntid_x)),
-                          B.getInt32(32));
+      return B.CreateUDiv(
+          B.CreateMul(sreg(nvvm_read_ptx_sreg_nctaid_x), sreg(nvvm_read_ptx_sreg_ntid_x)),
+          B.getInt32(32));
     default: // taskIndex, taskIndex0
       return B.CreateUDiv(B.CreateAdd(B.CreateMul(sreg(nvvm_read_ptx_sreg_ctaid_x),
                                                   sreg(nvvm_read_ptx_sreg_ntid_x)),
@@ -694,11 +691,13 @@ private:
     case BuiltinVar::BlockCount:
       return B.CreateMul(B.CreateMul(Arg(3), Arg(4)), Arg(5));
     default: // taskIndex, blockIndex: i0 + c0 * (i1 + c1 * i2)
-      return B.CreateAdd(Arg(0), B.CreateMul(Arg(3), B.CreateAdd(Arg(1), B.CreateMul(Arg(4), Arg(2)))));
+      return B.CreateAdd(Arg(0),
+                         B.CreateMul(Arg(3), B.CreateAdd(Arg(1), B.CreateMul(Arg(4), Arg(2)))));
     }
   }
 
-  llvm::FunctionCallee runtimeFn(const char *Name, llvm::Type *Ret, std::vector<llvm::Type *> Params) {
+  llvm::FunctionCallee runtimeFn(const char *Name, llvm::Type *Ret,
+                                 std::vector<llvm::Type *> Params) {
     return Mod->getOrInsertFunction(Name, llvm::FunctionType::get(Ret, Params, false));
   }
 
@@ -788,9 +787,10 @@ private:
         C = T->isUnsignedInteger() ? 'v' : 'l';
       } else {
         C = T->isUnsignedInteger() ? 'u' : 'i';
-        llvm::Type *I32 = T->isVarying() ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(
-                                               B.getInt32Ty(), W))
-                                         : B.getInt32Ty();
+        llvm::Type *I32 =
+            T->isVarying()
+                ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(B.getInt32Ty(), W))
+                : B.getInt32Ty();
         X = B.CreateIntCast(X, I32, !T->isUnsignedInteger());
       }
       if (T->isVarying())
@@ -802,11 +802,14 @@ private:
     }
     llvm::Value *Args = Entry.CreateAlloca(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1));
     for (size_t I = 0; I < Slots.size(); ++I)
-      B.CreateStore(Slots[I], B.CreateConstGEP2_32(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1), Args, 0, I));
+      B.CreateStore(
+          Slots[I],
+          B.CreateConstGEP2_32(llvm::ArrayType::get(B.getPtrTy(), Slots.size() + 1), Args, 0, I));
     llvm::Value *Bits = Lanes->bits(mask(O));
-    B.CreateCall(runtimeFn("spmdc_print", B.getVoidTy(),
-                           {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getPtrTy()}),
-                 {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
+    B.CreateCall(
+        runtimeFn("spmdc_print", B.getVoidTy(),
+                  {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getPtrTy()}),
+        {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
   }
 
   /// `assert(c)`: if some active lane fails, report it through the runtime.
@@ -821,10 +824,10 @@ private:
     B.CreateCondBr(B.CreateICmpNE(Bits, B.getInt64(0)), Fail, Cont);
     B.SetInsertPoint(Fail);
     std::string File = O.Loc.File ? *O.Loc.File : "<unknown>";
-    B.CreateCall(runtimeFn("spmdc_assert_fail", B.getVoidTy(),
-                           {B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
-                 {B.CreateGlobalString(File), B.getInt32(O.Loc.Line), B.CreateGlobalString(O.Text),
-                  Bits});
+    B.CreateCall(
+        runtimeFn("spmdc_assert_fail", B.getVoidTy(),
+                  {B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
+        {B.CreateGlobalString(File), B.getInt32(O.Loc.Line), B.CreateGlobalString(O.Text), Bits});
     B.CreateBr(Cont);
     B.SetInsertPoint(Cont);
   }
@@ -1040,10 +1043,9 @@ private:
     if (To->isArray()) {
       llvm::Value *R = llvm::PoisonValue::get(llvmType(To));
       for (unsigned I = 0; I < To->getArraySize(); ++I)
-        R = B.CreateInsertValue(R,
-                                broadcast(B.CreateExtractValue(V, I), From->getElementType(),
-                                          To->getElementType()),
-                                I);
+        R = B.CreateInsertValue(
+            R, broadcast(B.CreateExtractValue(V, I), From->getElementType(), To->getElementType()),
+            I);
       return R;
     }
     if (From->isVarying() || !To->isVarying())

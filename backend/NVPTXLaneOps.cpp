@@ -21,7 +21,8 @@ public:
   llvm::Value *splat(llvm::Value *V) override { return V; }
 
   llvm::Value *laneIndex() override {
-    return B.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid, llvm::ArrayRef<llvm::Type *>{}, llvm::ArrayRef<llvm::Value *>{});
+    return B.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid,
+                             llvm::ArrayRef<llvm::Type *>{}, llvm::ArrayRef<llvm::Value *>{});
   }
   llvm::Value *laneIndex64() override { return B.CreateZExt(laneIndex(), B.getInt64Ty()); }
 
@@ -31,9 +32,7 @@ public:
   llvm::Value *all(llvm::Value *M) override {
     return B.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_all_sync, {}, {B.getInt32(FullWarp), M});
   }
-  llvm::Value *bits(llvm::Value *M) override {
-    return B.CreateZExt(ballot(M), B.getInt64Ty());
-  }
+  llvm::Value *bits(llvm::Value *M) override { return B.CreateZExt(ballot(M), B.getInt64Ty()); }
 
   llvm::Value *extract(llvm::Value *V, llvm::Value *Lane) override { return shuffle(V, Lane); }
   llvm::Value *insert(llvm::Value *V, llvm::Value *Lane, llvm::Value *X) override {
@@ -100,7 +99,8 @@ private:
   }
 
   /// `if (Cond) R = Body();` with R (or poison) after.
-  llvm::Value *guarded(llvm::Value *Cond, llvm::Type *ResTy, const std::function<llvm::Value *()> &Body) {
+  llvm::Value *guarded(llvm::Value *Cond, llvm::Type *ResTy,
+                       const std::function<llvm::Value *()> &Body) {
     llvm::LLVMContext &Ctx = B.getContext();
     llvm::BasicBlock *From = B.GetInsertBlock();
     auto *Then = llvm::BasicBlock::Create(Ctx, "lane.on", function());
@@ -147,9 +147,9 @@ private:
   }
   llvm::Value *butterfly(llvm::Value *V, unsigned Offset) {
     return bySlices(V, [&](llvm::Value *Piece) {
-      return B.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
-                               {B.getInt32(FullWarp), Piece, B.getInt32(Offset),
-                                B.getInt32(WarpClamp)});
+      return B.CreateIntrinsic(
+          llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+          {B.getInt32(FullWarp), Piece, B.getInt32(Offset), B.getInt32(WarpClamp)});
     });
   }
 

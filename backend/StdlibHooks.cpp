@@ -65,10 +65,10 @@ public:
       return N == "none" ? B.CreateNot(Any) : Any;
     }
     if (N == "popcnt" && K == 1)
-      return C.ArgTypes[0]->isBool() ? count(B.CreateAnd(vary(A[0]), M))
-                                     : B.CreateIntCast(B.CreateUnaryIntrinsic(
-                                                           llvm::Intrinsic::ctpop, A[0]),
-                                                       C.ResultLLVM, false);
+      return C.ArgTypes[0]->isBool()
+                 ? count(B.CreateAnd(vary(A[0]), M))
+                 : B.CreateIntCast(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, A[0]),
+                                   C.ResultLLVM, false);
     if (N == "lanemask" && K == 0)
       return B.CreateZExtOrTrunc(L.bits(M), C.ResultLLVM);
     if (N == "packmask" && K == 1)
@@ -119,8 +119,7 @@ public:
                                         llvm::AtomicOrdering::SequentiallyConsistent);
         return B.CreateExtractValue(X, 0);
       });
-    if ((N == "memcpy" || N == "memcpy64" || N == "memmove" || N == "memset" ||
-         N == "memset64") &&
+    if ((N == "memcpy" || N == "memcpy64" || N == "memmove" || N == "memset" || N == "memset64") &&
         K == 3)
       return memoryBlock(N);
     if (N.rfind("prefetch_", 0) == 0 && K == 1)
@@ -140,8 +139,10 @@ public:
 private:
   std::optional<ID> unaryMath(const std::string &N) {
     static const std::map<std::string, ID> Native = {
-        {"sqrt", llvm::Intrinsic::sqrt},   {"floor", llvm::Intrinsic::floor},
-        {"ceil", llvm::Intrinsic::ceil},   {"round", llvm::Intrinsic::roundeven},
+        {"sqrt", llvm::Intrinsic::sqrt},
+        {"floor", llvm::Intrinsic::floor},
+        {"ceil", llvm::Intrinsic::ceil},
+        {"round", llvm::Intrinsic::roundeven},
     };
     if (auto It = Native.find(N); It != Native.end())
       return It->second;
@@ -185,13 +186,14 @@ private:
   }
 
   llvm::Value *firstActiveLane() {
-    return B.CreateTrunc(
-        B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, L.bits(M), B.getTrue()), B.getInt32Ty());
+    return B.CreateTrunc(B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, L.bits(M), B.getTrue()),
+                         B.getInt32Ty());
   }
 
   llvm::Value *reduceEqual() {
     llvm::Value *V0 = L.extract(A[0], firstActiveLane());
-    llvm::Value *Eq = Float ? B.CreateFCmpOEQ(A[0], L.splat(V0)) : B.CreateICmpEQ(A[0], L.splat(V0));
+    llvm::Value *Eq =
+        Float ? B.CreateFCmpOEQ(A[0], L.splat(V0)) : B.CreateICmpEQ(A[0], L.splat(V0));
     llvm::Value *Same = B.CreateAnd(L.all(B.CreateOr(Eq, B.CreateNot(M))), L.any(M));
     if (A.size() == 2) {
       // Store the common value through the uniform pointer, once.
@@ -207,8 +209,8 @@ private:
   /// Each active lane's rank among the active lanes (its slot in a packed array).
   llvm::Value *activeRank() {
     llvm::Value *Bits = L.bits(M);
-    llvm::Value *Below = B.CreateSub(B.CreateShl(L.splat(B.getInt64(1)), L.laneIndex64()),
-                                     L.splat(B.getInt64(1)));
+    llvm::Value *Below =
+        B.CreateSub(B.CreateShl(L.splat(B.getInt64(1)), L.laneIndex64()), L.splat(B.getInt64(1)));
     return B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, B.CreateAnd(L.splat(Bits), Below));
   }
 
@@ -232,8 +234,8 @@ private:
   llvm::Value *aosToSoa(unsigned K) {
     llvm::Type *Elt = elementOf(C.ArgTypes[1]->getPointee());
     for (unsigned F = 0; F < K; ++F) {
-      llvm::Value *Idx = B.CreateAdd(B.CreateMul(L.laneIndex(), L.splat(B.getInt32(K))),
-                                     L.splat(B.getInt32(F)));
+      llvm::Value *Idx =
+          B.CreateAdd(B.CreateMul(L.laneIndex(), L.splat(B.getInt32(K))), L.splat(B.getInt32(F)));
       llvm::Value *Ptrs = B.CreateGEP(Elt, vary(A[0]), Idx);
       B.CreateStore(L.gather(L.varying(Elt), Ptrs, align(Elt), allOn()), A[1 + F]);
     }
@@ -243,8 +245,8 @@ private:
   llvm::Value *soaToAos(unsigned K) {
     llvm::Type *Elt = A[0]->getType()->getScalarType();
     for (unsigned F = 0; F < K; ++F) {
-      llvm::Value *Idx = B.CreateAdd(B.CreateMul(L.laneIndex(), L.splat(B.getInt32(K))),
-                                     L.splat(B.getInt32(F)));
+      llvm::Value *Idx =
+          B.CreateAdd(B.CreateMul(L.laneIndex(), L.splat(B.getInt32(K))), L.splat(B.getInt32(F)));
       llvm::Value *Ptrs = B.CreateGEP(Elt, L.splat(A[K]), Idx);
       L.scatter(A[F], Ptrs, align(Elt), allOn());
     }

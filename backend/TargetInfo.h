@@ -11,7 +11,7 @@ namespace spmdc {
 struct TargetInfo {
   enum class Arch { X86, NVPTX };
 
-  std::string Name;   ///< the --target spelling, e.g. "avx2-i32x8", "nvptx-sm_90"
+  std::string Name; ///< the --target spelling, e.g. "avx2-i32x8", "nvptx-sm_90"
   Arch Architecture = Arch::X86;
   unsigned GangWidth = 8; ///< programCount
   /// x86: "sse4", "avx2", "avx512skx"; NVPTX: "sm_70", "sm_80", "sm_90".

@@ -11,9 +11,7 @@ class X86LaneOps : public LaneOps {
 public:
   using LaneOps::LaneOps;
 
-  llvm::Type *varying(llvm::Type *Scalar) override {
-    return llvm::FixedVectorType::get(Scalar, W);
-  }
+  llvm::Type *varying(llvm::Type *Scalar) override { return llvm::FixedVectorType::get(Scalar, W); }
   llvm::Value *splat(llvm::Value *V) override { return B.CreateVectorSplat(W, V); }
 
   llvm::Value *laneIndex() override { return sequence(B.getInt32Ty()); }
@@ -46,9 +44,8 @@ public:
     }
     llvm::Type *Elt = MemVT->getScalarType();
     llvm::Value *Ptrs = B.CreateGEP(Elt, splat(Tmp), Idx);
-    llvm::Value *R =
-        B.CreateMaskedGather(MemVT, Ptrs, llvm::Align(Elt->getScalarSizeInBits() / 8), Valid,
-                             llvm::Constant::getNullValue(MemVT));
+    llvm::Value *R = B.CreateMaskedGather(MemVT, Ptrs, llvm::Align(Elt->getScalarSizeInBits() / 8),
+                                          Valid, llvm::Constant::getNullValue(MemVT));
     return IsBool ? B.CreateTrunc(R, VT) : R;
   }
 
@@ -69,8 +66,7 @@ public:
     return nullptr;
   }
 
-  llvm::Value *gather(llvm::Type *Ty, llvm::Value *Ptrs, llvm::Align A,
-                      llvm::Value *M) override {
+  llvm::Value *gather(llvm::Type *Ty, llvm::Value *Ptrs, llvm::Align A, llvm::Value *M) override {
     return B.CreateMaskedGather(Ty, Ptrs, A, M);
   }
   void scatter(llvm::Value *V, llvm::Value *Ptrs, llvm::Align A, llvm::Value *M) override {

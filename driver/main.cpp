@@ -32,7 +32,8 @@ int main(int Argc, char **Argv) {
   // The front end limits nesting, but recursive passes over a 256-deep tree still
   // want more than the default 8 MiB on some platforms: give them 256 MiB.
   int Status = 1;
-  llvm::thread Worker(std::optional<unsigned>(256u << 20), [&] { Status = spmdc::runCompiler(*Opts); });
+  llvm::thread Worker(std::optional<unsigned>(256u << 20),
+                      [&] { Status = spmdc::runCompiler(*Opts); });
   Worker.join();
   return Status;
 }

@@ -128,9 +128,24 @@ public:
 };
 
 enum class BinaryOp {
-  Mul, Div, Rem, Add, Sub, Shl, Shr,
-  LT, GT, LE, GE, EQ, NE,
-  BitAnd, BitXor, BitOr, LogicalAnd, LogicalOr,
+  Mul,
+  Div,
+  Rem,
+  Add,
+  Sub,
+  Shl,
+  Shr,
+  LT,
+  GT,
+  LE,
+  GE,
+  EQ,
+  NE,
+  BitAnd,
+  BitXor,
+  BitOr,
+  LogicalAnd,
+  LogicalOr,
   Comma
 };
 const char *binaryOpSpelling(BinaryOp Op);
@@ -213,19 +228,19 @@ public:
 
 /// What an implicit (or the semantic part of an explicit) conversion does.
 enum class CastKind {
-  NoOp,            ///< same representation (e.g. adding const)
-  LValueToRValue,  ///< load of an object's value
-  UniformToVarying,///< broadcast a uniform value to every lane
-  IntegralCast,    ///< integer -> integer (width/signedness), enum <-> integer
+  NoOp,             ///< same representation (e.g. adding const)
+  LValueToRValue,   ///< load of an object's value
+  UniformToVarying, ///< broadcast a uniform value to every lane
+  IntegralCast,     ///< integer -> integer (width/signedness), enum <-> integer
   IntegralToFloating,
   FloatingToIntegral,
-  FloatingCast,    ///< float <-> double <-> float16
-  ToBool,          ///< scalar != 0
+  FloatingCast, ///< float <-> double <-> float16
+  ToBool,       ///< scalar != 0
   BoolToIntegral,
   BoolToFloating,
-  ArrayToPointer,  ///< array decays to a pointer to its first element
+  ArrayToPointer, ///< array decays to a pointer to its first element
   NullToPointer,
-  PointerCast,     ///< pointer -> pointer of another type
+  PointerCast, ///< pointer -> pointer of another type
   PointerToIntegral,
   IntegralToPointer,
 };
@@ -516,9 +531,18 @@ enum class BuiltinVar {
   None,
   ProgramIndex,
   ProgramCount,
-  TaskIndex, TaskIndex0, TaskIndex1, TaskIndex2,
-  TaskCount, TaskCount0, TaskCount1, TaskCount2,
-  BlockIndex, BlockCount, GangIndex, GangCount,
+  TaskIndex,
+  TaskIndex0,
+  TaskIndex1,
+  TaskIndex2,
+  TaskCount,
+  TaskCount0,
+  TaskCount1,
+  TaskCount2,
+  BlockIndex,
+  BlockCount,
+  GangIndex,
+  GangCount,
 };
 
 /// A global, local or parameter variable.
@@ -526,7 +550,7 @@ class VarDecl : public Decl {
 public:
   VarDecl(SourceLoc L, std::string Name, const Type *Ty)
       : Decl(VarDeclKind, L, std::move(Name)), Ty(Ty) {}
-  const Type *Ty; ///< as written by the parser; sema replaces it with the bound type
+  const Type *Ty;       ///< as written by the parser; sema replaces it with the bound type
   Expr *Init = nullptr; ///< initializer, or a parameter's default argument
   StorageClass Storage = StorageClass::None;
   bool IsShared = false; ///< `shared` (SPEC 2.3): one copy per block
@@ -570,8 +594,8 @@ class EnumConstantDecl : public Decl {
 public:
   EnumConstantDecl(SourceLoc L, std::string Name, Expr *Value)
       : Decl(EnumConstantDeclKind, L, std::move(Name)), Value(Value) {}
-  Expr *Value;          ///< explicit `= value`, or null
-  int64_t Resolved = 0; ///< set by sema
+  Expr *Value;              ///< explicit `= value`, or null
+  int64_t Resolved = 0;     ///< set by sema
   const Type *Ty = nullptr; ///< the enum type, set by the parser
   static bool classof(const Decl *D) { return D->getKind() == EnumConstantDeclKind; }
 };

@@ -22,9 +22,9 @@ const char *variabilityName(Variability V);
 
 /// Flags of a function type that change how it is called or emitted.
 struct FunctionFlags {
-  bool Export = false;  ///< callable from C/C++ (x86) / a kernel entry (NVPTX)
-  bool Task = false;    ///< launched with `launch`; a kernel on NVPTX
-  bool ExternC = false; ///< `extern "C"`: C linkage, called with C's scalar ABI
+  bool Export = false;   ///< callable from C/C++ (x86) / a kernel entry (NVPTX)
+  bool Task = false;     ///< launched with `launch`; a kernel on NVPTX
+  bool ExternC = false;  ///< `extern "C"`: C linkage, called with C's scalar ABI
   bool Unmasked = false; ///< ISPC's `unmasked` function: starts with all lanes on
   bool operator<(const FunctionFlags &O) const;
   bool operator==(const FunctionFlags &O) const = default;

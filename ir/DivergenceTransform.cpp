@@ -102,8 +102,7 @@ struct Context {
 
 class FunctionTransform {
 public:
-  FunctionTransform(Module &M, Function &F, unsigned GangWidth)
-      : M(M), F(F), W(GangWidth), B(M) {}
+  FunctionTransform(Module &M, Function &F, unsigned GangWidth) : M(M), F(F), W(GangWidth), B(M) {}
 
   void run() {
     Types = &M.Types;
@@ -295,8 +294,7 @@ private:
   /// everywhere/crev reads an unspecified value, SPEC 2.2), so it may write
   /// every lane. Unmasked, LLVM promotes the slot to registers cleanly.
   bool isDeadLaneStore(const Op &O) {
-    if (O.Code != OpCode::Store || !O.Operands[0]->Def ||
-        O.Operands[0]->Def->Code != OpCode::Var)
+    if (O.Code != OpCode::Store || !O.Operands[0]->Def || O.Operands[0]->Def->Code != OpCode::Var)
       return false;
     for (auto It = Stack.rbegin(); It != Stack.rend(); ++It) {
       if (It->K == Context::UniformLoopBody)
@@ -526,12 +524,12 @@ private:
       B.store(Remaining, andNotMask(B.load(Remaining), laneMask(Lane)));
       std::vector<Value *> Args;
       for (Value *A : O->Operands)
-        Args.push_back(A->isVarying() ? B.create(OpCode::Extract,
-                                                 Types->withVariability(A->Ty,
-                                                                        Variability::Uniform),
-                                                 {A, Lane})
-                                            ->result()
-                                      : A);
+        Args.push_back(A->isVarying()
+                           ? B.create(OpCode::Extract,
+                                      Types->withVariability(A->Ty, Variability::Uniform),
+                                      {A, Lane})
+                                 ->result()
+                           : A);
       const Type *RetTy = O->Callee->Ty->getReturnType();
       Value *AllOn = allOn();
       Op *Call = B.create(OpCode::Call, RetTy->isVoid() ? nullptr : RetTy, Args);
@@ -570,8 +568,8 @@ void runDivergenceTransform(Module &M, unsigned GangWidth) {
   for (auto &F : M.Functions) {
     if (!F->Body) {
       if (!F->flags().ExternC && !F->IsStdlib) {
-        auto MaskParam = std::make_unique<Value>(
-            M.Types.getAtomic(Type::Bool, Variability::Varying), nullptr);
+        auto MaskParam =
+            std::make_unique<Value>(M.Types.getAtomic(Type::Bool, Variability::Varying), nullptr);
         MaskParam->NameHint = "__mask";
         F->Params.insert(F->Params.begin(), std::move(MaskParam));
         F->HasMaskParam = true;

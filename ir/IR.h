@@ -48,42 +48,42 @@ enum class OpCode {
   SizeOf,     ///< uniform int64: the byte size of VarType (the back end knows layouts)
   // Memory. Addresses are pointer-typed values; a `uniform T * varying`
   // address is one pointer per lane (gather/scatter).
-  Var,        ///< a slot of type VarType; result: `VarType * uniform`
-  GlobalAddr, ///< the address of Global
-  FuncAddr,   ///< the address of Callee (a function pointer)
-  Load,       ///< *operand 0
-  Store,      ///< *operand 0 = operand 1
-  ElementAddr,///< &operand0[operand1] (operand 0 a pointer to the first element)
-  FieldAddr,  ///< &operand0->field FieldIndex
+  Var,         ///< a slot of type VarType; result: `VarType * uniform`
+  GlobalAddr,  ///< the address of Global
+  FuncAddr,    ///< the address of Callee (a function pointer)
+  Load,        ///< *operand 0
+  Store,       ///< *operand 0 = operand 1
+  ElementAddr, ///< &operand0[operand1] (operand 0 a pointer to the first element)
+  FieldAddr,   ///< &operand0->field FieldIndex
   // Calls.
-  Call,       ///< Callee(operands...) or, with no Callee, operand 0(operands 1...)
-  Crev,       ///< for each active lane: Callee(lane's operands) with all lanes on
-  Launch,     ///< Callee(operands...) as tasks; counts in LaunchCounts
+  Call,   ///< Callee(operands...) or, with no Callee, operand 0(operands 1...)
+  Crev,   ///< for each active lane: Callee(lane's operands) with all lanes on
+  Launch, ///< Callee(operands...) as tasks; counts in LaunchCounts
   Sync,
   // Structured control flow.
-  If,         ///< operand 0 cond; Regions[0] then, Regions[1] else
-  Loop,       ///< Regions[0] cond (ends in Yield), [1] body, [2] step; DoWhile flag
-  Yield,      ///< ends a Loop's cond region with operand 0
+  If,    ///< operand 0 cond; Regions[0] then, Regions[1] else
+  Loop,  ///< Regions[0] cond (ends in Yield), [1] body, [2] step; DoWhile flag
+  Yield, ///< ends a Loop's cond region with operand 0
   Break,
   Continue,
-  Return,     ///< optional operand 0
-  Foreach,    ///< operands: begin0, end0, begin1, end1, ...; IndexVars; Regions[0]
+  Return,        ///< optional operand 0
+  Foreach,       ///< operands: begin0, end0, begin1, end1, ...; IndexVars; Regions[0]
   ForeachActive, ///< IndexVars[0] receives the lane; Regions[0]
   ForeachUnique, ///< operand 0 the varying value; IndexVars[0] receives it; Regions[0]
-  Everywhere, ///< Regions[0] with every lane on
-  Unmasked,   ///< Regions[0] with every lane on (ISPC's unmasked)
+  Everywhere,    ///< Regions[0] with every lane on
+  Unmasked,      ///< Regions[0] with every lane on (ISPC's unmasked)
   // Effects.
-  Print,      ///< Text = format; operands the values
-  Assert,     ///< operand 0; Text = message
+  Print,  ///< Text = format; operands the values
+  Assert, ///< operand 0; Text = message
   // Introduced by the divergence transform; the back ends lower these.
-  MaskAllOn,  ///< the all-on varying bool
-  Any,        ///< uniform bool: some lane of operand 0 set
-  All,        ///< uniform bool: every lane of operand 0 set
-  LaneCount,  ///< uniform int32: lanes set in operand 0
-  FirstLane,  ///< uniform int32: index of the lowest set lane of operand 0
-  LaneIsSet,  ///< uniform bool: lane operand 1 of mask operand 0 is set
-  Extract,    ///< uniform: lane operand 1 of varying operand 0
-  Insert,     ///< varying: operand 0 with lane operand 1 replaced by operand 2
+  MaskAllOn, ///< the all-on varying bool
+  Any,       ///< uniform bool: some lane of operand 0 set
+  All,       ///< uniform bool: every lane of operand 0 set
+  LaneCount, ///< uniform int32: lanes set in operand 0
+  FirstLane, ///< uniform int32: index of the lowest set lane of operand 0
+  LaneIsSet, ///< uniform bool: lane operand 1 of mask operand 0 is set
+  Extract,   ///< uniform: lane operand 1 of varying operand 0
+  Insert,    ///< varying: operand 0 with lane operand 1 replaced by operand 2
 };
 
 const char *opName(OpCode C);
@@ -147,7 +147,7 @@ public:
 class Function {
 public:
   std::string Name;
-  SourceLoc Loc; ///< of the declaration
+  SourceLoc Loc;  ///< of the declaration
   const Type *Ty; ///< the bound function type
   std::vector<std::unique_ptr<Value>> Params;
   std::unique_ptr<Region> Body; ///< null for a declaration

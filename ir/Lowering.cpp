@@ -310,7 +310,8 @@ void FunctionLowering::stmt(Stmt *S) {
     // Inside a switch (lowered as a one-trip loop), `continue` belongs to the
     // enclosing loop: remember it, leave the switch, continue after it.
     if (!Breakables.empty() && Breakables.back()) {
-      B.store(Breakables.back(), convert(B.constBool(true), loadedType(B.types(), Breakables.back()->Ty)));
+      B.store(Breakables.back(),
+              convert(B.constBool(true), loadedType(B.types(), Breakables.back()->Ty)));
       B.create(OpCode::Break, nullptr);
       return;
     }
@@ -460,9 +461,7 @@ void FunctionLowering::switchStmt(SwitchStmt *S) {
   B.setInsertRegion(B.addRegion(Loop));
   Breakables.push_back(Continued);
   const Type *CaseTy = B.types().withVariability(V->Ty, Variability::Uniform);
-  auto Equals = [&](int64_t C) {
-    return arith(BinaryOp::EQ, V, B.constInt(C, CaseTy), BoolTy);
-  };
+  auto Equals = [&](int64_t C) { return arith(BinaryOp::EQ, V, B.constInt(C, CaseTy), BoolTy); };
   for (Stmt *I : Items) {
     Stmt *L = I;
     while (true) {
@@ -543,18 +542,18 @@ void FunctionLowering::initialize(Value *Addr, const Type *Ty, Expr *Init) {
   for (size_t I = 0; I < L->Elements.size(); ++I) {
     if (Ty->isArray()) {
       const Type *Elt = Ty->getElementType();
-      Op *Decay = B.create(OpCode::Convert, B.types().getPointer(Elt, Variability::Uniform),
-                           {Addr});
+      Op *Decay =
+          B.create(OpCode::Convert, B.types().getPointer(Elt, Variability::Uniform), {Addr});
       Decay->Cast = CastKind::ArrayToPointer;
       Value *First = Decay->result();
-      Value *EltAddr = B.create(OpCode::ElementAddr, First->Ty, {First, B.constInt(I, I64)})
-                           ->result();
+      Value *EltAddr =
+          B.create(OpCode::ElementAddr, First->Ty, {First, B.constInt(I, I64)})->result();
       initialize(EltAddr, Elt, L->Elements[I]);
     } else if (Ty->isStruct() && I < Ty->getStructDecl()->Fields.size()) {
       const Type *FieldTy =
           B.types().memberType(Ty->getStructDecl()->Fields[I].Ty, Ty->getVariability());
-      Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform),
-                        {Addr});
+      Op *FA =
+          B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Addr});
       FA->FieldIndex = static_cast<int>(I);
       initialize(FA->result(), FieldTy, L->Elements[I]);
     } else {
@@ -654,8 +653,8 @@ Value *FunctionLowering::address(Expr *E) {
     if (!Base->Ty->isPointer() || !Base->Ty->getPointee()->isStruct() || M->FieldIndex < 0)
       return unsupportedAddress(E, "this member access");
     const Type *StructTy = Base->Ty->getPointee();
-    const Type *FieldTy = B.types().memberType(
-        StructTy->getStructDecl()->Fields[M->FieldIndex].Ty, StructTy->getVariability());
+    const Type *FieldTy = B.types().memberType(StructTy->getStructDecl()->Fields[M->FieldIndex].Ty,
+                                               StructTy->getVariability());
     Op *O = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Base->Ty->getVariability()),
                      {Base});
     O->FieldIndex = M->FieldIndex;
@@ -750,7 +749,8 @@ Value *FunctionLowering::rvalue(Expr *E) {
 
 Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy) {
   // Pointer arithmetic: p + i, i + p, p - i.
-  if (L->Ty->isPointer() && !R->Ty->isPointer() && (Kind == BinaryOp::Add || Kind == BinaryOp::Sub)) {
+  if (L->Ty->isPointer() && !R->Ty->isPointer() &&
+      (Kind == BinaryOp::Add || Kind == BinaryOp::Sub)) {
     if (Kind == BinaryOp::Sub) {
       auto *N = B.create(OpCode::Unary, R->Ty, {R});
       N->UnOp = UnaryOp::Minus;
@@ -894,8 +894,7 @@ Value *FunctionLowering::assign(AssignExpr *E) {
     const Type *OpTy = Old->Ty->isPointer() ? Old->Ty : R->Ty;
     if (Old->Ty->isVarying() && OpTy->isUniform())
       OpTy = B.types().withVariability(OpTy, Variability::Varying);
-    New = convert(arith(*E->Op, convert(Old, Old->Ty->isPointer() ? Old->Ty : OpTy), R, OpTy),
-                  LTy);
+    New = convert(arith(*E->Op, convert(Old, Old->Ty->isPointer() ? Old->Ty : OpTy), R, OpTy), LTy);
   } else {
     New = convert(R, LTy);
   }

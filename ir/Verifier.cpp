@@ -67,9 +67,9 @@ private:
     types(O);
     if (After)
       transformed(O);
-    unsigned Inner = LoopDepth + (O.Code == OpCode::Loop || O.Code == OpCode::Foreach ||
-                                  O.Code == OpCode::ForeachActive ||
-                                  O.Code == OpCode::ForeachUnique);
+    unsigned Inner =
+        LoopDepth + (O.Code == OpCode::Loop || O.Code == OpCode::Foreach ||
+                     O.Code == OpCode::ForeachActive || O.Code == OpCode::ForeachUnique);
     if ((O.Code == OpCode::Break || O.Code == OpCode::Continue) && LoopDepth == 0)
       problem(O, "outside any loop");
     for (auto &Sub : O.Regions) {

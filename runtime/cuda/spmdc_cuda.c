@@ -19,11 +19,11 @@ static int fail(const char *call, CUresult r, const char *extra) {
   return (int)r;
 }
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    CUresult r_ = (call);                                                                  \
-    if (r_ != CUDA_SUCCESS)                                                                \
-      return fail(#call, r_, NULL);                                                        \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    CUresult r_ = (call);                                                                          \
+    if (r_ != CUDA_SUCCESS)                                                                        \
+      return fail(#call, r_, NULL);                                                                \
   } while (0)
 
 int spmdc_cuda_load_ptx(spmdc_cuda_module *m, int device, const char *ptx) {

@@ -20,8 +20,7 @@ static const int N = 37;
     }                                                                                              \
   } while (0)
 
-template <typename T>
-static bool run(spmdc_cuda_module &M, const char *Name, const char *Fmt) {
+template <typename T> static bool run(spmdc_cuda_module &M, const char *Name, const char *Fmt) {
   CUfunction K;
   if (cuModuleGetFunction(&K, M.module, Name) != CUDA_SUCCESS)
     return true; // the test does not export this entry point

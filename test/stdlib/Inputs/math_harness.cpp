@@ -12,11 +12,11 @@
 //              forms and of a scalar libm loop (sinf, sin, ...) on the first domain
 // Output is deterministic, so runs on different targets can be compared textually.
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <chrono>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -24,12 +24,13 @@
 
 // Weak: a module built with -DWANT_SOME -DWANT_<name> holds only some of them.
 extern "C" {
-#define DECL(NAME, T)                                                                        \
-  void NAME##_##T##_v(const T *, const T *, T *, int32_t) __attribute__((weak));            \
+#define DECL(NAME, T)                                                                              \
+  void NAME##_##T##_v(const T *, const T *, T *, int32_t) __attribute__((weak));                   \
   void NAME##_##T##_u(const T *, const T *, T *, int32_t) __attribute__((weak));
-#define DECL_ALL(T)                                                                          \
-  DECL(exp, T) DECL(log, T) DECL(sin, T) DECL(cos, T) DECL(tan, T) DECL(asin, T)             \
-  DECL(acos, T) DECL(atan, T) DECL(atan2, T) DECL(pow, T)
+#define DECL_ALL(T)                                                                                \
+  DECL(exp, T)                                                                                     \
+  DECL(log, T) DECL(sin, T) DECL(cos, T) DECL(tan, T) DECL(asin, T) DECL(acos, T) DECL(atan, T)    \
+      DECL(atan2, T) DECL(pow, T)
 DECL_ALL(float)
 DECL_ALL(double)
 }
@@ -68,22 +69,36 @@ struct Domain {
 LD refUnary(const std::string &F, LD X, bool IsFloat) {
   if (IsFloat) {
     double D = (double)X;
-    if (F == "exp") return std::exp(D);
-    if (F == "log") return std::log(D);
-    if (F == "sin") return std::sin(D);
-    if (F == "cos") return std::cos(D);
-    if (F == "tan") return std::tan(D);
-    if (F == "asin") return std::asin(D);
-    if (F == "acos") return std::acos(D);
+    if (F == "exp")
+      return std::exp(D);
+    if (F == "log")
+      return std::log(D);
+    if (F == "sin")
+      return std::sin(D);
+    if (F == "cos")
+      return std::cos(D);
+    if (F == "tan")
+      return std::tan(D);
+    if (F == "asin")
+      return std::asin(D);
+    if (F == "acos")
+      return std::acos(D);
     return std::atan(D);
   }
-  if (F == "exp") return expl(X);
-  if (F == "log") return logl(X);
-  if (F == "sin") return sinl(X);
-  if (F == "cos") return cosl(X);
-  if (F == "tan") return tanl(X);
-  if (F == "asin") return asinl(X);
-  if (F == "acos") return acosl(X);
+  if (F == "exp")
+    return expl(X);
+  if (F == "log")
+    return logl(X);
+  if (F == "sin")
+    return sinl(X);
+  if (F == "cos")
+    return cosl(X);
+  if (F == "tan")
+    return tanl(X);
+  if (F == "asin")
+    return asinl(X);
+  if (F == "acos")
+    return acosl(X);
   return atanl(X);
 }
 
@@ -116,12 +131,15 @@ std::vector<Domain> domainsOf(const std::string &F) {
   auto D = [](const char *N, void (*G)(Rng &, double &, double &, bool)) { return Domain{N, G}; };
   if (F == "exp")
     return {D("[-704, 704] (float: [-103, 88])",
-              [](Rng &R, double &X, double &, bool Fl) { X = Fl ? R.range(-103, 88.7) : R.range(-745, 709.7); }),
+              [](Rng &R, double &X, double &, bool Fl) {
+                X = Fl ? R.range(-103, 88.7) : R.range(-745, 709.7);
+              }),
             D("[-1, 1]", [](Rng &R, double &X, double &, bool) { X = R.range(-1, 1); })};
   if (F == "log")
-    return {D("(0, max] log-uniform", [](Rng &R, double &X, double &, bool Fl) {
-              X = Fl ? R.logUniform(-149, 128, false) : R.logUniform(-1074, 1024, false);
-            }),
+    return {D("(0, max] log-uniform",
+              [](Rng &R, double &X, double &, bool Fl) {
+                X = Fl ? R.logUniform(-149, 128, false) : R.logUniform(-1074, 1024, false);
+              }),
             D("[0.5, 2]", [](Rng &R, double &X, double &, bool) { X = R.range(0.5, 2); })};
   if (F == "sin" || F == "cos" || F == "tan")
     return {D("[-pi, pi]", [](Rng &R, double &X, double &, bool) { X = R.range(-Pi, Pi); }),
@@ -136,8 +154,8 @@ std::vector<Domain> domainsOf(const std::string &F) {
             D("|x| in [2^-40, 2^40] log-uniform",
               [](Rng &R, double &X, double &, bool) { X = R.logUniform(-40, 40, true); })};
   if (F == "atan2")
-    return {D("y, x in [-10, 10]",
-              [](Rng &R, double &Y, double &X, bool) { Y = R.range(-10, 10), X = R.range(-10, 10); }),
+    return {D("y, x in [-10, 10]", [](Rng &R, double &Y, double &X,
+                                      bool) { Y = R.range(-10, 10), X = R.range(-10, 10); }),
             D("|y|, |x| in [2^-60, 2^60] log-uniform", [](Rng &R, double &Y, double &X, bool) {
               Y = R.logUniform(-60, 60, true), X = R.logUniform(-60, 60, true);
             })};
@@ -158,13 +176,14 @@ std::vector<Domain> domainsOf(const std::string &F) {
 const char *kFuncs[] = {"exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "pow"};
 
 Kernel kernel(const std::string &F, bool IsFloat, bool Varying) {
-#define K(NAME)                                                                              \
-  if (F == #NAME)                                                                            \
-    return IsFloat ? (Varying ? (Kernel)NAME##_float_v : (Kernel)NAME##_float_u)             \
+#define K(NAME)                                                                                    \
+  if (F == #NAME)                                                                                  \
+    return IsFloat ? (Varying ? (Kernel)NAME##_float_v : (Kernel)NAME##_float_u)                   \
                    : (Varying ? (Kernel)NAME##_double_v : (Kernel)NAME##_double_u);
-  K(exp) K(log) K(sin) K(cos) K(tan) K(asin) K(acos) K(atan) K(atan2) K(pow)
+  K(exp)
+  K(log) K(sin) K(cos) K(tan) K(asin) K(acos) K(atan) K(atan2) K(pow)
 #undef K
-  return nullptr;
+      return nullptr;
 }
 
 bool isBinary(const std::string &F) { return F == "atan2" || F == "pow"; }
@@ -217,7 +236,8 @@ template <typename T> bool measure(const std::string &F, long N, bool Check) {
       std::printf(" y=%.17g", (double)Y[At]);
     std::printf(" mean %.3f%s%s\n", Sum / N, Same ? "" : " UNIFORM/VARYING DIFFER",
                 Check && !Pass ? " FAIL" : "");
-    std::printf("  results hash %016" PRIx64 "\n", fnv(14695981039346656037ull, Out.data(), Out.size() * sizeof(T)));
+    std::printf("  results hash %016" PRIx64 "\n",
+                fnv(14695981039346656037ull, Out.data(), Out.size() * sizeof(T)));
   }
   return Ok;
 }
@@ -226,8 +246,8 @@ template <typename T> bool measure(const std::string &F, long N, bool Check) {
 template <typename T> bool special(const std::string &F) {
   const T Inf = std::numeric_limits<T>::infinity(), Nan = std::numeric_limits<T>::quiet_NaN();
   const T Max = std::numeric_limits<T>::max(), Den = std::numeric_limits<T>::denorm_min();
-  std::vector<T> Vals = {0, -T(0), 1, -1, T(0.5), -T(0.5), 2, -2, 3, -3, Inf, -Inf, Nan,
-                         Max, -Max, Den, -Den, T(1e-30), T(1000), -T(1000)};
+  std::vector<T> Vals = {0,   -T(0), 1,   -1,  T(0.5), -T(0.5), 2,    -2,       3,       -3,
+                         Inf, -Inf,  Nan, Max, -Max,   Den,     -Den, T(1e-30), T(1000), -T(1000)};
   // sin, cos and tan are accurate for |x| < 1.6e6 only (Cody-Waite reduction,
   // docs/stdlib.md): their huge arguments are not special values.
   if (F == "sin" || F == "cos" || F == "tan")
@@ -258,15 +278,24 @@ template <typename T> bool special(const std::string &F) {
 template <typename T> using LibmFn = T (*)(T, T);
 
 template <typename T> LibmFn<T> libmFunction(const std::string &F) {
-  if (F == "exp") return [](T X, T) { return std::exp(X); };
-  if (F == "log") return [](T X, T) { return std::log(X); };
-  if (F == "sin") return [](T X, T) { return std::sin(X); };
-  if (F == "cos") return [](T X, T) { return std::cos(X); };
-  if (F == "tan") return [](T X, T) { return std::tan(X); };
-  if (F == "asin") return [](T X, T) { return std::asin(X); };
-  if (F == "acos") return [](T X, T) { return std::acos(X); };
-  if (F == "atan") return [](T X, T) { return std::atan(X); };
-  if (F == "atan2") return [](T X, T Y) { return std::atan2(X, Y); };
+  if (F == "exp")
+    return [](T X, T) { return std::exp(X); };
+  if (F == "log")
+    return [](T X, T) { return std::log(X); };
+  if (F == "sin")
+    return [](T X, T) { return std::sin(X); };
+  if (F == "cos")
+    return [](T X, T) { return std::cos(X); };
+  if (F == "tan")
+    return [](T X, T) { return std::tan(X); };
+  if (F == "asin")
+    return [](T X, T) { return std::asin(X); };
+  if (F == "acos")
+    return [](T X, T) { return std::acos(X); };
+  if (F == "atan")
+    return [](T X, T) { return std::atan(X); };
+  if (F == "atan2")
+    return [](T X, T Y) { return std::atan2(X, Y); };
   return [](T X, T Y) { return std::pow(X, Y); };
 }
 
@@ -276,7 +305,8 @@ template <typename Fn> double timeIt(long N, Fn Body) {
   for (int Rep = 0; Rep < 5; ++Rep) {
     auto T0 = std::chrono::steady_clock::now();
     Body();
-    double Ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - T0).count();
+    double Ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - T0).count();
     Best = std::min(Best, Ns / N);
   }
   return Best;
@@ -291,8 +321,10 @@ template <typename T> void bench(const std::string &F, long N) {
     domainsOf(F)[0].Gen(R, A, B, IsFloat);
     X[I] = (T)A, Y[I] = (T)B;
   }
-  double V = timeIt(N, [&] { kernel(F, IsFloat, true)(X.data(), Y.data(), Out.data(), (int32_t)N); });
-  double U = timeIt(N, [&] { kernel(F, IsFloat, false)(X.data(), Y.data(), Out.data(), (int32_t)N); });
+  double V =
+      timeIt(N, [&] { kernel(F, IsFloat, true)(X.data(), Y.data(), Out.data(), (int32_t)N); });
+  double U =
+      timeIt(N, [&] { kernel(F, IsFloat, false)(X.data(), Y.data(), Out.data(), (int32_t)N); });
   // The scalar loop through a volatile function pointer, so the compiler cannot
   // vectorize or specialize it: what a lane-by-lane libm call costs.
   LibmFn<T> volatile Call = libmFunction<T>(F);
@@ -328,8 +360,7 @@ int main(int argc, char **argv) {
         return 2;
       }
       Funcs.push_back(A);
-    }
-    else {
+    } else {
       std::fprintf(stderr, "math_harness: unknown argument '%s'\n", A.c_str());
       return 2;
     }
