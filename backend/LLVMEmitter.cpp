@@ -215,11 +215,23 @@ private:
   // Declarations
   //===--------------------------------------------------------------------===//
 
+  /// On NVPTX a varying value lives in one thread per lane, so a varying
+  /// global is an array with one element per lane of the warp.
+  bool isPerLaneGlobal(const ir::Global &G) const {
+    return Target.isGPU() && !G.IsShared && G.Ty->isVarying();
+  }
+
   void declareGlobal(ir::Global &G) {
     llvm::Type *T = llvmType(G.Ty, true);
     llvm::Constant *Init = nullptr;
     if (!G.IsExtern)
       Init = G.InitInt.empty() ? llvm::Constant::getNullValue(T) : constantInit(G, T);
+    if (isPerLaneGlobal(G)) {
+      auto *PerLane = llvm::ArrayType::get(T, W);
+      if (Init)
+        Init = llvm::ConstantArray::get(PerLane, std::vector<llvm::Constant *>(W, Init));
+      T = PerLane;
+    }
     auto Linkage = G.IsExtern   ? llvm::GlobalValue::ExternalLinkage
                    : G.IsStatic ? llvm::GlobalValue::InternalLinkage
                                 : llvm::GlobalValue::ExternalLinkage;
@@ -444,6 +456,8 @@ private:
         set(O, B.CreateAddrSpaceCast(GV, B.getPtrTy()));
       else if (GV->isThreadLocal())
         set(O, B.CreateThreadLocalAddress(GV));
+      else if (isPerLaneGlobal(*O.GlobalRef))
+        set(O, B.CreateGEP(GV->getValueType(), GV, {B.getInt64(0), Lanes->laneIndex64()}));
       else
         set(O, GV);
       return;

@@ -62,10 +62,10 @@ public:
   }
 
   llvm::Value *gather(llvm::Type *Ty, llvm::Value *Ptr, llvm::Align A, llvm::Value *M) override {
-    return guarded(M, Ty, [&] { return B.CreateAlignedLoad(Ty, Ptr, A); });
+    return guarded(M, [&] { return B.CreateAlignedLoad(Ty, Ptr, A); });
   }
   void scatter(llvm::Value *V, llvm::Value *Ptr, llvm::Align A, llvm::Value *M) override {
-    guarded(M, nullptr, [&]() -> llvm::Value * {
+    guarded(M, [&]() -> llvm::Value * {
       B.CreateAlignedStore(V, Ptr, A);
       return nullptr;
     });
@@ -76,20 +76,14 @@ public:
 
   llvm::Value *perLane(llvm::Value *M, llvm::Type *ResultScalar,
                        const std::function<llvm::Value *(const LaneValue &)> &Body) override {
-    return guarded(M, ResultScalar, [&] { return Body([](llvm::Value *V) { return V; }); });
+    (void)ResultScalar; // each thread's own result is already the varying value
+    return guarded(M, [&] { return Body([](llvm::Value *V) { return V; }); });
   }
 
   llvm::Value *once(llvm::Value *M, const std::function<llvm::Value *()> &Body) override {
     llvm::Value *First = B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, ballot(M), B.getTrue());
     llvm::Value *Elected = B.CreateICmpEQ(laneIndex(), First);
-    llvm::Value *R = nullptr;
-    llvm::Type *ResTy = nullptr;
-    // The result type is known only once the body ran: build it inside.
-    llvm::Value *Inside = guardedDeferred(Elected, [&] {
-      R = Body();
-      ResTy = R ? R->getType() : nullptr;
-      return R;
-    });
+    llvm::Value *Inside = guarded(Elected, Body);
     return Inside ? shuffle(Inside, First) : nullptr;
   }
 
@@ -98,32 +92,13 @@ private:
     return B.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {}, {B.getInt32(FullWarp), M});
   }
 
-  /// `if (Cond) R = Body();` with R (or poison) after.
-  llvm::Value *guarded(llvm::Value *Cond, llvm::Type *ResTy,
-                       const std::function<llvm::Value *()> &Body) {
+  /// `if (Cond) R = Body();` with R (or poison where Cond is false) after;
+  /// null when the body gives no value.
+  llvm::Value *guarded(llvm::Value *Cond, const std::function<llvm::Value *()> &Body) {
     llvm::LLVMContext &Ctx = B.getContext();
     llvm::BasicBlock *From = B.GetInsertBlock();
     auto *Then = llvm::BasicBlock::Create(Ctx, "lane.on", function());
     auto *Join = llvm::BasicBlock::Create(Ctx, "lane.join", function());
-    B.CreateCondBr(Cond, Then, Join);
-    B.SetInsertPoint(Then);
-    llvm::Value *R = Body();
-    llvm::BasicBlock *ThenEnd = B.GetInsertBlock();
-    B.CreateBr(Join);
-    B.SetInsertPoint(Join);
-    if (!ResTy || !R)
-      return nullptr;
-    llvm::PHINode *Phi = B.CreatePHI(ResTy, 2);
-    Phi->addIncoming(R, ThenEnd);
-    Phi->addIncoming(llvm::PoisonValue::get(ResTy), From);
-    return Phi;
-  }
-
-  llvm::Value *guardedDeferred(llvm::Value *Cond, const std::function<llvm::Value *()> &Body) {
-    llvm::LLVMContext &Ctx = B.getContext();
-    llvm::BasicBlock *From = B.GetInsertBlock();
-    auto *Then = llvm::BasicBlock::Create(Ctx, "elected", function());
-    auto *Join = llvm::BasicBlock::Create(Ctx, "elected.join", function());
     B.CreateCondBr(Cond, Then, Join);
     B.SetInsertPoint(Then);
     llvm::Value *R = Body();

@@ -61,6 +61,11 @@ int main(int Argc, char **Argv) {
     std::fprintf(stderr, "%s\n", spmdc_cuda_last_error());
     return 1;
   }
+  // The recursion tests go deeper than the default 1 KiB per-thread stack.
+  if (cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 64 * 1024) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuCtxSetLimit(CU_LIMIT_STACK_SIZE) failed\n");
+    return 1;
+  }
   bool Ok = run<float>(M, "run", "%g") && run<int32_t>(M, "run_i32", "%" PRId32) &&
             run<int64_t>(M, "run_i64", "%" PRId64) && run<double>(M, "run_f64", "%.17g");
   spmdc_cuda_unload(&M);
