@@ -760,8 +760,17 @@ Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *Re
   }
   if (R->Ty->isPointer() && !L->Ty->isPointer() && Kind == BinaryOp::Add)
     return B.create(OpCode::ElementAddr, ResultTy, {R, L})->result();
-  if (L->Ty->isPointer() && R->Ty->isPointer() && Kind == BinaryOp::Sub)
-    return unsupported(L->Def ? L->Def->Loc : SourceLoc(), "subtracting pointers");
+  if (L->Ty->isPointer() && R->Ty->isPointer() && Kind == BinaryOp::Sub) {
+    // p - q: the byte distance over the element size, as C's ptrdiff_t (int64).
+    bool Varying = L->Ty->isVarying() || R->Ty->isVarying();
+    const Type *I64 =
+        B.types().getAtomic(Type::Int64, Varying ? Variability::Varying : Variability::Uniform);
+    Value *Bytes = arith(BinaryOp::Sub, convert(L, I64), convert(R, I64), I64);
+    Op *Size = B.create(OpCode::SizeOf, B.types().getAtomic(Type::Int64, Variability::Uniform));
+    Size->VarType = L->Ty->getPointee();
+    Value *Diff = arith(BinaryOp::Div, Bytes, Size->result(), I64);
+    return convert(Diff, ResultTy);
+  }
   // A shift count keeps its own (promoted) type in C: the IR's operands share one.
   if (Kind == BinaryOp::Shl || Kind == BinaryOp::Shr)
     R = convert(R, B.types().withVariability(L->Ty, R->Ty->getVariability()));
