@@ -186,6 +186,7 @@ public:
   void checkIf(IfStmt *S);
   void checkWhile(WhileStmt *S);
   void checkDo(DoStmt *S);
+  void checkConditionLoop(Expr *&Cond, Stmt *Body, const char *What);
   void checkFor(ForStmt *S);
   void checkSwitch(SwitchStmt *S);
   void checkCase(CaseStmt *S);

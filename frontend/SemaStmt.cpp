@@ -194,31 +194,24 @@ void Sema::checkIf(IfStmt *S) {
   pushPartials(Exits, NoTarget);
 }
 
-void Sema::checkWhile(WhileStmt *S) {
-  bool Ok = S->Cond && checkRValue(S->Cond) && convertCondition(S->Cond, "'while' condition");
+/// while and do: the condition is checked first (for do too: it decides whether
+/// the body runs under varying control flow, and it cannot see the body's
+/// declarations anyway).
+void Sema::checkConditionLoop(Expr *&Cond, Stmt *Body, const char *What) {
+  bool Ok = Cond && checkRValue(Cond) && convertCondition(Cond, What);
   size_t Size = Regions.size();
-  if (Ok && S->Cond->Ty->isVarying())
+  if (Ok && Cond->Ty->isVarying())
     pushRegion(Region::Varying);
   unsigned Id = NextTargetId++;
   Targets.push_back({ExitTarget::Loop, Id, EverywhereDepth, ++Seq, nullptr});
-  checkScoped(*this, S->Body);
+  checkScoped(*this, Body);
   Targets.pop_back();
   endRegionsAt(Size, Id);
 }
 
-void Sema::checkDo(DoStmt *S) {
-  // The condition is checked first: it decides whether the body runs under
-  // varying control flow (it cannot see the body's declarations anyway).
-  bool Ok = S->Cond && checkRValue(S->Cond) && convertCondition(S->Cond, "'do' condition");
-  size_t Size = Regions.size();
-  if (Ok && S->Cond->Ty->isVarying())
-    pushRegion(Region::Varying);
-  unsigned Id = NextTargetId++;
-  Targets.push_back({ExitTarget::Loop, Id, EverywhereDepth, ++Seq, nullptr});
-  checkScoped(*this, S->Body);
-  Targets.pop_back();
-  endRegionsAt(Size, Id);
-}
+void Sema::checkWhile(WhileStmt *S) { checkConditionLoop(S->Cond, S->Body, "'while' condition"); }
+
+void Sema::checkDo(DoStmt *S) { checkConditionLoop(S->Cond, S->Body, "'do' condition"); }
 
 void Sema::checkFor(ForStmt *S) {
   pushScope(); // the for-init scope
