@@ -118,6 +118,13 @@ smax2 = ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1))**2 * (1 + mp.mpf(2)**-10)
 fit("log: (2 atanh(s) - 2s) / s = z R(z)",
     near0(lambda z: 2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) - 2, lambda z: 2 * z / 3),
     lambda z: 2, [1, 2, 3, 4], lambda z: 0, mp.mpf(0), smax2)
+# pow's log in double-float: 2 atanh(s) = 2s + (2/3)s^3 (both double-float) + s^5 P(z).
+fit("pow log: (2 atanh(s) - 2s - (2/3)s^3) / s^5 = P(z)",
+    near0(lambda z: ((2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) - 2) / z - mp.mpf(2) / 3) / z,
+          lambda z: mp.mpf(2) / 5 + 2 * z / 7),
+    near0(lambda z: ((2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) - 2) / z - mp.mpf(2) / 3) / z,
+          lambda z: mp.mpf(2) / 5 + 2 * z / 7),
+    [0, 1, 2, 3], lambda z: 0, mp.mpf(0), smax2)
 # sin, cos on |r| <= pi/4 (z = r^2): sin r = r + r z S(z), cos r = 1 - z/2 + z^2 C(z).
 # |r| <= 0.9: pi/4 plus the error of q = round(x * (2/pi)) in float for |x| < 1.6e6.
 z4 = mp.mpf(0.9)**2
@@ -145,6 +152,7 @@ split("pi/2", mp.pi / 2, 13, 5)
 for n, v in [("log2(e)", 1 / ln2), ("2/pi", 2 / mp.pi), ("sqrt2", mp.sqrt(2)), ("ln2", ln2)]:
     hi = to_float(v)
     print(f"// {n} = {lit(hi)} + {lit(v - hi)}")
-for n, v in [("pi", mp.pi), ("pi/2", mp.pi / 2), ("pi/4", mp.pi / 4), ("3pi/4", 3 * mp.pi / 4)]:
+for n, v in [("pi", mp.pi), ("pi/2", mp.pi / 2), ("pi/4", mp.pi / 4), ("3pi/4", 3 * mp.pi / 4),
+             ("2/3", mp.mpf(2) / 3), ("tan(pi/8)", mp.tan(mp.pi / 8))]:
     hi = to_float(v)
     print(f"// {n} = {lit(hi)} + {lit(v - hi)}")
