@@ -40,8 +40,24 @@ namespace {
 using Kernel = void (*)(const void *, const void *, void *, int32_t);
 using LD = long double;
 
-/// The asserted bound (ulp) for every function and type.
-const double kBound = 2.0;
+/// The asserted bound (ulp) of each function, float and double: the max error measured
+/// on 1,000,000 inputs per domain (docs/stdlib.md) plus a small margin. The float
+/// kernels compute in float; every float bound is below 1 ulp.
+struct Bound {
+  const char *Func;
+  double Float, Double;
+};
+const Bound kBounds[] = {{"exp", 0.80, 0.80},  {"log", 0.85, 0.90},   {"sin", 0.80, 0.85},
+                         {"cos", 0.80, 0.85},  {"tan", 0.95, 1.10},   {"asin", 0.90, 0.90},
+                         {"acos", 0.95, 0.95}, {"atan", 0.70, 0.80},  {"atan2", 0.70, 1.15},
+                         {"pow", 0.70, 1.15}};
+
+double boundOf(const std::string &F, bool IsFloat) {
+  for (const Bound &B : kBounds)
+    if (F == B.Func)
+      return IsFloat ? B.Float : B.Double;
+  return 0;
+}
 
 struct Rng { // splitmix64: the same sequence everywhere
   uint64_t S;
@@ -228,7 +244,7 @@ template <typename T> bool measure(const std::string &F, long N, bool Check) {
       if (E > Max || std::isnan(E))
         Max = E, At = I;
     }
-    bool Pass = Same && Max <= kBound;
+    bool Pass = Same && Max <= boundOf(F, IsFloat);
     Ok = Ok && Pass;
     std::printf("%-5s %-6s %-48s n=%ld max %.3f ulp at x=%.17g", F.c_str(), TN, Dom.Name, N, Max,
                 (double)X[At]);
@@ -264,7 +280,7 @@ template <typename T> bool special(const std::string &F) {
     // Exact agreement on special results (NaN, inf, zeros with sign, pi multiples
     // within the bound); ordinary results within the bound.
     double E = ulpError((LD)R[I], Ref, IsFloat);
-    if (!(E <= kBound)) {
+    if (!(E <= boundOf(F, IsFloat))) {
       ++Bad;
       std::printf("%s %s(%.9g, %.9g) = %.17g, C gives %.17Lg\n", IsFloat ? "float" : "double",
                   F.c_str(), (double)X[I], (double)Y[I], (double)R[I], Ref);
