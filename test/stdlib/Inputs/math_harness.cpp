@@ -47,9 +47,9 @@ struct Bound {
   const char *Func;
   double Float, Double;
 };
-const Bound kBounds[] = {{"exp", 0.80, 0.80},  {"log", 0.85, 0.90},   {"sin", 0.80, 0.85},
-                         {"cos", 0.80, 0.85},  {"tan", 0.95, 1.10},   {"asin", 0.90, 0.90},
-                         {"acos", 0.95, 0.95}, {"atan", 0.70, 0.80},  {"atan2", 0.70, 1.15},
+const Bound kBounds[] = {{"exp", 0.80, 0.80},  {"log", 0.85, 0.90},  {"sin", 0.80, 0.85},
+                         {"cos", 0.80, 0.85},  {"tan", 0.95, 1.10},  {"asin", 0.90, 0.90},
+                         {"acos", 0.95, 0.95}, {"atan", 0.70, 0.80}, {"atan2", 0.70, 1.15},
                          {"pow", 0.70, 1.15}};
 
 double boundOf(const std::string &F, bool IsFloat) {
