@@ -10,6 +10,9 @@
 //   --special  print the results on special values (for FileCheck) instead
 //   --bench    print the throughput (ns per element) of the varying and uniform
 //              forms and of a scalar libm loop (sinf, sin, ...) on the first domain
+//   --sweep S  float unary functions: every S-th float (by bit pattern, both signs) of
+//              the function's float domain through the varying form, max error
+//              against double libm (S = 1: every float)
 // Output is deterministic, so runs on different targets can be compared textually.
 #include <algorithm>
 #include <chrono>
@@ -291,6 +294,57 @@ template <typename T> bool special(const std::string &F) {
   return Ok && Bad == 0;
 }
 
+/// The float domain a sweep covers: where the function is specified to be accurate.
+void sweepDomain(const std::string &F, float &Lo, float &Hi) {
+  const float Inf = std::numeric_limits<float>::infinity();
+  Lo = -Inf, Hi = Inf;
+  if (F == "exp")
+    Lo = -110, Hi = 90;
+  else if (F == "sin" || F == "cos" || F == "tan")
+    Lo = -1.6e6f, Hi = 1.6e6f;
+  else if (F == "asin" || F == "acos")
+    Lo = -1, Hi = 1;
+  else if (F == "log")
+    Lo = 0;
+}
+
+/// Every Stride-th float of F's float domain, in batches through the varying kernel.
+void sweep(const std::string &F, uint32_t Stride) {
+  float Lo, Hi;
+  sweepDomain(F, Lo, Hi);
+  Kernel K = kernel(F, true, true);
+  const size_t Batch = 1 << 20;
+  std::vector<float> X, Out(Batch);
+  X.reserve(Batch);
+  double Max = 0;
+  float At = 0;
+  long N = 0;
+  auto Flush = [&] {
+    K(X.data(), X.data(), Out.data(), (int32_t)X.size());
+    for (size_t I = 0; I < X.size(); ++I) {
+      double E = ulpError((LD)Out[I], refUnary(F, X[I], true), true);
+      if (E > Max || std::isnan(E))
+        Max = E, At = X[I];
+    }
+    N += X.size();
+    X.clear();
+  };
+  for (uint32_t Sign : {0u, 0x80000000u})
+    for (uint64_t Bits = 0; Bits <= 0x7f800000u; Bits += Stride) {
+      uint32_t U = (uint32_t)Bits | Sign;
+      float V;
+      std::memcpy(&V, &U, sizeof V);
+      if (!(V >= Lo && V <= Hi))
+        continue;
+      X.push_back(V);
+      if (X.size() == Batch)
+        Flush();
+    }
+  Flush();
+  std::printf("%-5s float  sweep of [%g, %g], every %u-th float: n=%ld max %.3f ulp at x=%.9g\n",
+              F.c_str(), Lo, Hi, Stride, N, Max, At);
+}
+
 template <typename T> using LibmFn = T (*)(T, T);
 
 template <typename T> LibmFn<T> libmFunction(const std::string &F) {
@@ -359,6 +413,7 @@ template <typename T> void bench(const std::string &F, long N) {
 int main(int argc, char **argv) {
   long N = 1000000;
   bool Check = false, Special = false, Bench = false;
+  uint32_t SweepStride = 0;
   std::vector<std::string> Funcs;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
@@ -370,6 +425,8 @@ int main(int argc, char **argv) {
       Special = true;
     else if (A == "--bench")
       Bench = true;
+    else if (A == "--sweep" && I + 1 < argc)
+      SweepStride = (uint32_t)std::max(1L, std::atol(argv[++I]));
     else if (std::find(std::begin(kFuncs), std::end(kFuncs), A) != std::end(kFuncs)) {
       if (!kernel(A, true, true) || !kernel(A, false, false)) {
         std::fprintf(stderr, "math_harness: '%s' is not in the linked kernels\n", A.c_str());
@@ -387,7 +444,10 @@ int main(int argc, char **argv) {
         Funcs.push_back(F);
   bool Ok = true;
   for (const std::string &F : Funcs) {
-    if (Bench) {
+    if (SweepStride) {
+      if (!isBinary(F))
+        sweep(F, SweepStride);
+    } else if (Bench) {
       bench<float>(F, N);
       bench<double>(F, N);
     } else if (Special) {
