@@ -109,10 +109,6 @@ ln2 = mp.log(2)
 R = ln2 / 2 * (1 + mp.mpf(2)**-10)
 fit("exp: e^r = 1 + r + r^2 P(r)", mp.exp, mp.exp, [2, 3, 4, 5, 6, 7],
     lambda r: 1 + r, -R, R)
-# exp2 for pow: 2^r = 1 + r P(r), |r| <= 1/2.
-fit("exp2: 2^r = 1 + c1 r + c2 r^2 + ...", lambda r: mp.mpf(2)**r, lambda r: mp.mpf(2)**r,
-    [1, 2, 3, 4, 5, 6, 7], lambda r: 1, -mp.mpf(0.5) * (1 + mp.mpf(2)**-10),
-    mp.mpf(0.5) * (1 + mp.mpf(2)**-10))
 # log: 2 atanh(s) = 2s + s z R(z) with z = s^2 <= (3 - 2 sqrt2)^2; relative to 2s.
 smax2 = ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1))**2 * (1 + mp.mpf(2)**-10)
 fit("log: (2 atanh(s) - 2s) / s = z R(z)",
@@ -133,10 +129,6 @@ fit("sin: sin(r) / r = 1 + z S(z)", near0(lambda z: mp.sin(mp.sqrt(z)) / mp.sqrt
     lambda z: 1, mp.mpf(0), z4)
 fit("cos: cos r = 1 - z/2 + z^2 C(z)", lambda z: mp.cos(mp.sqrt(z)), lambda z: mp.cos(mp.sqrt(z)),
     [2, 3, 4, 5], lambda z: 1 - z / 2, mp.mpf(0), z4)
-# tan on |r| <= pi/4: tan r = r + r z T(z).
-fit("tan: tan(r) / r = 1 + z T(z)", near0(lambda z: mp.tan(mp.sqrt(z)) / mp.sqrt(z), lambda z: 1 + z / 3),
-    near0(lambda z: mp.tan(mp.sqrt(z)) / mp.sqrt(z), lambda z: 1 + z / 3),
-    [1, 2, 3, 4, 5, 6, 7, 8], lambda z: 1, mp.mpf(0), z4)
 # asin on |s| <= 1/2: asin s = s + s z A(z).
 fit("asin: asin(s) / s = 1 + z A(z)",
     near0(lambda z: mp.asin(mp.sqrt(z)) / mp.sqrt(z), lambda z: 1 + z / 6),
