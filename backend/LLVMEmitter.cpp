@@ -1000,11 +1000,95 @@ private:
     }
     // Gather: one pointer per lane, only the active lanes read.
     const Type *Elt = Addr->Ty->getPointee();
-    if (!Elt->isScalar())
-      return (void)unsupported(O, "loading a '" + Elt->toString() + "' through a varying pointer");
-    llvm::Type *MT = llvmType(T, true);
-    llvm::Value *G = Lanes->gather(MT, val(Addr), alignOf(llvmType(Elt, true)), mask(O));
+    llvm::Value *G = gatherObject(val(Addr), Elt, mask(O));
+    if (!G)
+      return (void)unsupported(O, "loading a '" + Elt->toString() +
+                                      "' (it has uniform members) through a varying pointer");
     set(O, fromMemory(G, T));
+  }
+
+  /// Per-lane addresses of each lane's own element of the varying scalar
+  /// objects at `Ptrs` (lane l's element of a `<W x T>` object sits at offset
+  /// l; on NVPTX a thread's varying object holds only its own lane).
+  llvm::Value *ownLaneAddr(llvm::Value *Ptrs, const Type *VaryingScalar) {
+    if (Target.isGPU())
+      return Ptrs;
+    return B.CreateGEP(scalarType(VaryingScalar, /*InMemory=*/true), Ptrs, Lanes->laneIndex64());
+  }
+
+  /// The object of type `Pointee` at each lane's address in `Ptrs`, read on
+  /// the lanes of `Mask`, as the varying value in memory form: a uniform
+  /// object is read whole by each lane; of a varying object each lane reads
+  /// its own lane (ISPC's varying pointer to varying data). Structs and arrays
+  /// go member by member. Null if a member declared uniform would have to
+  /// hold a different value in each lane.
+  llvm::Value *gatherObject(llvm::Value *Ptrs, const Type *Pointee, llvm::Value *Mask) {
+    const Type *Result = IRM.Types.withVariability(Pointee, Variability::Varying);
+    if (Pointee->isStruct()) {
+      llvm::Type *ST = llvmType(Pointee, true);
+      llvm::Value *R = llvm::PoisonValue::get(llvmType(Result, true));
+      const auto &Fields = Pointee->getStructDecl()->Fields;
+      for (unsigned I = 0; I < Fields.size(); ++I) {
+        const Type *FT = IRM.Types.memberType(Fields[I].Ty, Pointee->getVariability());
+        if (!IRM.Types.memberType(Fields[I].Ty, Variability::Varying)->isVarying())
+          return nullptr;
+        llvm::Value *F =
+            gatherObject(B.CreateGEP(ST, Ptrs, {B.getInt32(0), B.getInt32(I)}), FT, Mask);
+        if (!F)
+          return nullptr;
+        R = B.CreateInsertValue(R, F, I);
+      }
+      return R;
+    }
+    if (Pointee->isArray()) {
+      llvm::Type *AT = llvmType(Pointee, true);
+      llvm::Value *R = llvm::PoisonValue::get(llvmType(Result, true));
+      for (unsigned I = 0; I < Pointee->getArraySize(); ++I) {
+        llvm::Value *E = gatherObject(B.CreateGEP(AT, Ptrs, {B.getInt32(0), B.getInt32(I)}),
+                                      Pointee->getElementType(), Mask);
+        if (!E)
+          return nullptr;
+        R = B.CreateInsertValue(R, E, I);
+      }
+      return R;
+    }
+    if (Pointee->isVarying())
+      Ptrs = ownLaneAddr(Ptrs, Pointee);
+    llvm::Type *Scalar = scalarType(Pointee, /*InMemory=*/true);
+    return Lanes->gather(llvmType(Result, true), Ptrs, alignOf(Scalar), Mask);
+  }
+
+  /// Writes the varying `Data` (memory form) to the objects of type `Pointee`
+  /// at each lane's address, on the lanes of `Mask`: the mirror of
+  /// gatherObject. False if a member declared uniform would get one value per
+  /// lane.
+  bool scatterObject(llvm::Value *Data, llvm::Value *Ptrs, const Type *Pointee, llvm::Value *Mask) {
+    if (Pointee->isStruct()) {
+      llvm::Type *ST = llvmType(Pointee, true);
+      const auto &Fields = Pointee->getStructDecl()->Fields;
+      for (unsigned I = 0; I < Fields.size(); ++I) {
+        const Type *FT = IRM.Types.memberType(Fields[I].Ty, Pointee->getVariability());
+        if (!IRM.Types.memberType(Fields[I].Ty, Variability::Varying)->isVarying())
+          return false;
+        if (!scatterObject(B.CreateExtractValue(Data, I),
+                           B.CreateGEP(ST, Ptrs, {B.getInt32(0), B.getInt32(I)}), FT, Mask))
+          return false;
+      }
+      return true;
+    }
+    if (Pointee->isArray()) {
+      llvm::Type *AT = llvmType(Pointee, true);
+      for (unsigned I = 0; I < Pointee->getArraySize(); ++I)
+        if (!scatterObject(B.CreateExtractValue(Data, I),
+                           B.CreateGEP(AT, Ptrs, {B.getInt32(0), B.getInt32(I)}),
+                           Pointee->getElementType(), Mask))
+          return false;
+      return true;
+    }
+    if (Pointee->isVarying())
+      Ptrs = ownLaneAddr(Ptrs, Pointee);
+    Lanes->scatter(Data, Ptrs, alignOf(scalarType(Pointee, /*InMemory=*/true)), Mask);
+    return true;
   }
 
   /// Stores the active lanes of a varying value of type `T` (in memory form)
@@ -1084,9 +1168,9 @@ private:
     }
     // Scatter: each active lane writes its own address.
     const Type *Elt = Addr->Ty->getPointee();
-    if (!Elt->isScalar())
-      return (void)unsupported(O, "storing a '" + Elt->toString() + "' through a varying pointer");
-    Lanes->scatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
+    if (!scatterObject(Data, Ptr, Elt, mask(O)))
+      unsupported(O, "storing a '" + Elt->toString() +
+                         "' (it has uniform members) through a varying pointer");
   }
 
   void elementAddr(ir::Op &O) {
@@ -1102,13 +1186,7 @@ private:
     if (Idx->getType()->isVectorTy() && !Ptr->getType()->isVectorTy())
       Ptr = splat(Ptr);
     llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
-    llvm::Value *Addr = B.CreateGEP(EltTy, Ptr, Idx);
-    // Into varying data by lane: lane l's element sits at offset l in the
-    // vector its index picked.
-    // (On NVPTX each thread holds only its own lane: no offset.)
-    if (EltTy->isVectorTy() && !O.result()->Ty->getPointee()->isVarying())
-      Addr = B.CreateGEP(EltTy->getScalarType(), Addr, Lanes->laneIndex64());
-    set(O, Addr);
+    set(O, B.CreateGEP(EltTy, Ptr, Idx));
   }
 
   void call(ir::Op &O) {
@@ -1129,15 +1207,60 @@ private:
       const Type *FnTy = O.Operands[0]->Ty->getPointee();
       for (const Type *P : FnTy->getParamTypes())
         Params.push_back(llvmType(P));
-      FC = llvm::FunctionCallee(
-          llvm::FunctionType::get(llvmType(FnTy->getReturnType()), Params, false),
-          val(O.Operands[0]));
+      auto *FT = llvm::FunctionType::get(llvmType(FnTy->getReturnType()), Params, false);
+      if (O.Operands[0]->Ty->isVarying())
+        return callVaryingPointer(O, FT);
+      FC = llvm::FunctionCallee(FT, val(O.Operands[0]));
       Args.push_back(mask(O));
       First = 1;
     }
     for (size_t I = First; I < O.Operands.size(); ++I)
       Args.push_back(val(O.Operands[I]));
     set(O, B.CreateCall(FC, Args));
+  }
+
+  /// A call through a varying function pointer (ISPC's semantics): while some
+  /// lane of the call's mask is left, take the pointer of the first such lane
+  /// and call it once, uniformly, with the lanes holding that same pointer as
+  /// its mask; each lane's result comes from its own callee. On NVPTX the
+  /// whole warp takes part in every call, so the callee may vote and shuffle.
+  void callVaryingPointer(ir::Op &O, llvm::FunctionType *FT) {
+    llvm::Value *Ptrs = val(O.Operands[0]);
+    std::vector<llvm::Value *> Args = {nullptr};
+    for (size_t I = 1; I < O.Operands.size(); ++I)
+      Args.push_back(val(O.Operands[I]));
+    const Type *ResultTy = O.result() ? O.result()->Ty : nullptr;
+    llvm::Value *ResultSlot = nullptr;
+    if (ResultTy) {
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      ResultSlot = Entry.CreateAlloca(FT->getReturnType(), nullptr, "fnptr.result");
+      B.CreateStore(llvm::PoisonValue::get(FT->getReturnType()), ResultSlot);
+    }
+    llvm::BasicBlock *Before = B.GetInsertBlock();
+    auto *Head = llvm::BasicBlock::Create(Ctx, "fnptr.next", Fn);
+    auto *Body = llvm::BasicBlock::Create(Ctx, "fnptr.call", Fn);
+    auto *Done = llvm::BasicBlock::Create(Ctx, "fnptr.done", Fn);
+    llvm::Value *Entry = mask(O);
+    B.CreateBr(Head);
+    B.SetInsertPoint(Head);
+    llvm::PHINode *Left = B.CreatePHI(maskType(), 2, "fnptr.left");
+    Left->addIncoming(Entry, Before);
+    B.CreateCondBr(Lanes->any(Left), Body, Done);
+    B.SetInsertPoint(Body);
+    llvm::Value *FirstLane = B.CreateZExtOrTrunc(
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Lanes->bits(Left), B.getTrue()),
+        B.getInt32Ty());
+    llvm::Value *Callee = Lanes->extract(Ptrs, FirstLane);
+    llvm::Value *Same = B.CreateAnd(Left, B.CreateICmpEQ(Ptrs, splat(Callee)));
+    Args[0] = Same;
+    llvm::Value *R = B.CreateCall(llvm::FunctionCallee(FT, Callee), Args);
+    if (ResultTy)
+      storeActiveLanes(ResultSlot, R, ResultTy, Same, /*IsSlot=*/true);
+    Left->addIncoming(B.CreateAnd(Left, B.CreateNot(Same)), B.GetInsertBlock());
+    B.CreateBr(Head);
+    B.SetInsertPoint(Done);
+    if (ResultTy)
+      set(O, B.CreateLoad(FT->getReturnType(), ResultSlot));
   }
 
   /// A standard library prototype: a target hook (backend/StdlibHooks.cpp).

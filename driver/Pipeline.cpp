@@ -59,6 +59,11 @@ bool parseStdlibPrelude(ASTContext &Ctx, const TargetInfo &Target, DiagnosticEng
   std::optional<std::string> Text = preprocess(Name, StdlibSource, {}, Target, Diags);
   if (!Text)
     return false;
+  // `programCount` is the gang width, known now: it may size arrays
+  // (`uniform float t[programCount]`) like any integer constant.
+  if (Ctx.ParserScopes.empty())
+    Ctx.ParserScopes.emplace_back();
+  Ctx.ParserScopes.front().Constants["programCount"] = Target.GangWidth;
   parseSource(*Text, Name, Ctx, Diags, /*IsStdlib=*/true);
   return !Diags.hasErrors();
 }

@@ -229,9 +229,11 @@ Value *FunctionLowering::unsupportedAddress(Expr *E, const std::string &What) {
 Value *FunctionLowering::decayedBase(Expr *Base) {
   if (!Base->Ty || !Base->Ty->isArray())
     return rvalue(Base);
+  // The element type comes from the address: sema types `a[i]` of a uniform
+  // array `a` with a varying `i` as varying, but the data stays uniform.
   Value *A = address(Base);
-  Op *O = B.create(OpCode::Convert,
-                   B.types().getPointer(Base->Ty->getElementType(), A->Ty->getVariability()), {A});
+  const Type *Elt = A->Ty->getPointee()->getElementType();
+  Op *O = B.create(OpCode::Convert, B.types().getPointer(Elt, A->Ty->getVariability()), {A});
   O->Cast = CastKind::ArrayToPointer;
   return O->result();
 }
@@ -634,17 +636,13 @@ Value *FunctionLowering::address(Expr *E) {
     Value *Index = rvalue(I->Index);
     if (!Base->Ty->isPointer())
       return unsupportedAddress(E, "this subscript");
+    // A varying index gives one address per lane; into varying data each
+    // lane's address names the whole varying element, and loads and stores
+    // through it touch that lane's own part (ISPC's varying pointer to
+    // varying data).
     bool Varying = Base->Ty->isVarying() || Index->Ty->isVarying();
-    const Type *Elt = Base->Ty->getPointee();
-    // Varying indices into varying data: each lane addresses its own element of
-    // the element its index picks, a pointer to a uniform value per lane.
-    if (Varying && Elt->isVarying()) {
-      if (Base->Ty->isVarying())
-        return unsupportedAddress(E, "a varying pointer to varying data");
-      Elt = B.types().withVariability(Elt, Variability::Uniform);
-    }
-    const Type *PtrTy =
-        B.types().getPointer(Elt, Varying ? Variability::Varying : Variability::Uniform);
+    const Type *PtrTy = B.types().getPointer(Base->Ty->getPointee(),
+                                             Varying ? Variability::Varying : Variability::Uniform);
     return B.create(OpCode::ElementAddr, PtrTy, {Base, Index})->result();
   }
   case Expr::MemberExprKind: {
