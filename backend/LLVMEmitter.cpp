@@ -1002,9 +1002,36 @@ private:
     const Type *Elt = Addr->Ty->getPointee();
     llvm::Value *G = gatherObject(val(Addr), Elt, mask(O));
     if (!G)
-      return (void)unsupported(O, "loading a '" + Elt->toString() +
-                                      "' (it has uniform members) through a varying pointer");
+      return uniformMemberThroughVaryingPointer(O, "load", Elt);
     set(O, fromMemory(G, T));
+  }
+
+  /// The name of a member declared uniform in the struct `T` (or in the
+  /// structs and arrays it holds), empty if none.
+  std::string uniformMember(const Type *T) {
+    if (T->isArray())
+      return uniformMember(T->getElementType());
+    if (!T->isStruct())
+      return "";
+    for (const FieldDecl &F : T->getStructDecl()->Fields) {
+      const Type *FT = IRM.Types.memberType(F.Ty, Variability::Varying);
+      if (!FT->isVarying())
+        return F.Name;
+      if (std::string Inner = uniformMember(FT); !Inner.empty())
+        return F.Name + "." + Inner;
+    }
+    return "";
+  }
+
+  /// A whole struct with a uniform member cannot go through per-lane
+  /// pointers: that member has one value per struct, and the lanes may
+  /// address different structs (ISPC refuses it as well).
+  void uniformMemberThroughVaryingPointer(ir::Op &O, const char *Verb, const Type *Pointee) {
+    Diags.error(O.Loc, std::string("cannot ") + Verb + " a whole '" + Pointee->toString() +
+                           "' through a varying pointer: its member '" + uniformMember(Pointee) +
+                           "' is uniform; access the members one by one");
+    if (O.result())
+      set(O, llvm::PoisonValue::get(llvmType(O.result()->Ty)));
   }
 
   /// Per-lane addresses of each lane's own element of the varying scalar
@@ -1169,8 +1196,7 @@ private:
     // Scatter: each active lane writes its own address.
     const Type *Elt = Addr->Ty->getPointee();
     if (!scatterObject(Data, Ptr, Elt, mask(O)))
-      unsupported(O, "storing a '" + Elt->toString() +
-                         "' (it has uniform members) through a varying pointer");
+      uniformMemberThroughVaryingPointer(O, "store", Elt);
   }
 
   void elementAddr(ir::Op &O) {
