@@ -47,7 +47,9 @@ enum class OpCode {
   Select,     ///< operand 0 ? operand 1 : operand 2 (no side effects on either)
   SizeOf,     ///< uniform int64: the byte size of VarType (the back end knows layouts)
   // Memory. Addresses are pointer-typed values; a `uniform T * varying`
-  // address is one pointer per lane (gather/scatter).
+  // address is one pointer per lane (gather/scatter). A `varying T * varying`
+  // address names a whole varying object per lane; loads and stores through it
+  // touch each lane's own lane of that object (ISPC's rule).
   Var,         ///< a slot of type VarType; result: `VarType * uniform`
   GlobalAddr,  ///< the address of Global
   FuncAddr,    ///< the address of Callee (a function pointer)
