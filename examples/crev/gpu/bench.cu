@@ -7,7 +7,8 @@
 //   bench PTX_DIR [--quick] [--alphabet N] [--records N] [--examples a,b]
 //
 // PTX_DIR holds string_match.ptx and book_filter.ptx. Prints one line per measurement and,
-// last, a Markdown table per example and a summary table.
+// last, a Markdown table: a row per input (per pattern length for string matching) and the sum
+// over the pattern lengths. Exits 1 when any version disagrees with the reference.
 #include "inputs.h"
 #include "kernels_cuda.h"
 #include "spmdc_cuda.h"
@@ -22,7 +23,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -34,8 +34,19 @@ namespace {
 // Timing protocol of the fast versions: warm-up launches, then the median of timed launches.
 constexpr int WarmUps = 2;
 constexpr int TimedRuns = 11;
-// The Launch versions can take seconds per run: after the checked run (which is timed too),
-// more timed runs only while this version has used less than this much time on this input.
+// The Launch versions can take seconds per run (a device launch per item). They are first
+// run on a probe of ProbeItems items; when the whole input would take more than
+// LaunchFullLimitMs at that rate, they are measured on a prefix of the input, of at most
+// LaunchMaxItems items (so that the child launches stay under the pending-launch limit: a run
+// of 5.9M string positions, 1.5M launches, did not finish within 90 s on an H200) and at most
+// about LaunchPrefixMs, and the full time is extrapolated linearly ("~" in the table; a lower
+// bound, since the launch rate only drops once the pending launches pile up). After the checked
+// run (timed too), more timed runs only while this version has used less than LaunchBudgetMs
+// on this input.
+constexpr size_t ProbeItems = 32768;
+constexpr size_t LaunchMaxItems = size_t(1) << 17;
+constexpr double LaunchFullLimitMs = 3000;
+constexpr double LaunchPrefixMs = 800;
 constexpr double LaunchBudgetMs = 1500;
 constexpr int LaunchMaxRuns = 5;
 // Pending device launches the device runtime may buffer (cudaLimitDevRuntimePendingLaunchCount).
@@ -124,7 +135,6 @@ struct Variant {
 struct Version {
   std::string Name;
   std::vector<Variant> Variants;
-  bool IsLaunch = false; // dynamic parallelism: timed within LaunchBudgetMs
 };
 
 // Runs Version once on a poisoned output and compares the whole output with Want; returns
@@ -150,41 +160,27 @@ size_t checkOutput(const std::string &What, const Version &V, const Variant &Var
   return Bad;
 }
 
-// The time of a variant whose checked run took FirstMs.
-float timeVariant(const Version &V, const Variant &Var, float FirstMs) {
-  if (!V.IsLaunch)
-    return timeFast(Var.Launch);
-  std::vector<float> Ms{FirstMs};
-  double Used = FirstMs;
-  while (Used < LaunchBudgetMs && int(Ms.size()) < LaunchMaxRuns) {
-    Ms.push_back(eventMs(Var.Launch));
-    Used += Ms.back();
-  }
-  return median(Ms);
-}
-
 // A measured input: the times of naive CUDA, Launch, spmdc PAR and spmdc CREV (ms).
 struct Result {
   std::string Example, Input;
   float Naive = 0, Launch = 0, Par = 0, Crev = 0;
-  int LaunchRuns = 0;
+  double LaunchMeasured = 1; // the fraction of the input the Launch time was measured on
   bool Ok = true;
 };
 
 // Checks every variant of every version against Want, then times them (a version's time is
 // its fastest variant's).
-Result measure(const std::string &Example, const std::string &Input,
-               std::vector<Version> &Versions, DeviceBuffer<int8_t> &Out,
-               const std::vector<int8_t> &Want, size_t Count) {
+Result measure(const std::string &Example, const std::string &Input, std::vector<Version> &Versions,
+               DeviceBuffer<int8_t> &Out, const std::vector<int8_t> &Want, size_t Count) {
   Result R{Example, Input};
   std::vector<std::vector<float>> FirstMs;
   for (Version &V : Versions) {
     FirstMs.emplace_back();
     for (Variant &Var : V.Variants) {
       FirstMs.back().push_back(0);
-      R.Ok = checkOutput(Example + " " + Input, V, Var, Out, Want, Count, &FirstMs.back().back()) ==
-                 0 &&
-             R.Ok;
+      size_t Bad =
+          checkOutput(Example + " " + Input, V, Var, Out, Want, Count, &FirstMs.back().back());
+      R.Ok = R.Ok && Bad == 0;
     }
   }
   std::vector<float> Times;
@@ -192,7 +188,7 @@ Result measure(const std::string &Example, const std::string &Input,
     const Version &V = Versions[I];
     float Best = 0;
     for (size_t J = 0; J < V.Variants.size(); ++J) {
-      float Ms = timeVariant(V, V.Variants[J], FirstMs[I][J]);
+      float Ms = timeFast(V.Variants[J].Launch);
       std::printf("  %-13s %-22s %-13s %-30s %10.4f ms\n", Example.c_str(), Input.c_str(),
                   V.Name.c_str(), V.Variants[J].Shape.c_str(), Ms);
       std::fflush(stdout);
@@ -201,10 +197,46 @@ Result measure(const std::string &Example, const std::string &Input,
     Times.push_back(Best);
   }
   R.Naive = Times[0];
-  R.Launch = Times[1];
-  R.Par = Times[2];
-  R.Crev = Times[3];
+  R.Par = Times[1];
+  R.Crev = Times[2];
   return R;
+}
+
+// The Launch (dynamic parallelism) version: `Run(items)` launches it on the first `items`
+// items. The first run on each number of items is checked against Want; timed as described at
+// LaunchFullLimitMs.
+void measureLaunch(Result &R, const std::function<void(size_t)> &Run, DeviceBuffer<int8_t> &Out,
+                   const std::vector<int8_t> &Want, size_t Count) {
+  Version V{"Launch (CDP)", {}};
+  auto CheckedRun = [&](size_t Items) {
+    float Ms = 0;
+    Variant Var{"first " + std::to_string(Items) + " items", [&] { Run(Items); }};
+    size_t Bad = checkOutput(R.Example + " " + R.Input, V, Var, Out, Want, Items, &Ms);
+    R.Ok = R.Ok && Bad == 0;
+    return Ms;
+  };
+  CheckedRun(std::min<size_t>(Count, 256)); // the device runtime's first use stays untimed
+  size_t Probe = std::min(Count, ProbeItems);
+  float ProbeMs = CheckedRun(Probe);
+  double PerItem = double(ProbeMs) / double(Probe);
+  size_t Items = Count;
+  if (PerItem * double(Count) > LaunchFullLimitMs)
+    Items = std::max(Probe, std::min({Count, LaunchMaxItems, size_t(LaunchPrefixMs / PerItem)}));
+  std::printf("  %-13s %-22s Launch probe: %zu items in %.3f ms (%.3f us per item); measuring "
+              "%zu of %zu items\n",
+              R.Example.c_str(), R.Input.c_str(), Probe, ProbeMs, 1e3 * PerItem, Items, Count);
+  std::vector<float> Ms{CheckedRun(Items)};
+  double Used = Ms[0];
+  while (Used < LaunchBudgetMs && int(Ms.size()) < LaunchMaxRuns) {
+    Ms.push_back(eventMs([&] { Run(Items); }));
+    Used += Ms.back();
+  }
+  R.LaunchMeasured = double(Items) / double(Count);
+  R.Launch = float(median(Ms) / R.LaunchMeasured);
+  std::printf("  %-13s %-22s %-13s %-30s %10.4f ms%s\n", R.Example.c_str(), R.Input.c_str(),
+              "Launch (CDP)",
+              ("child warp per item, " + std::to_string(Ms.size()) + " runs").c_str(), R.Launch,
+              R.LaunchMeasured < 1 ? " (extrapolated from the prefix)" : "");
 }
 
 CUfunction loadKernel(spmdc_cuda_module &M, const std::string &Path, const char *Name) {
@@ -284,18 +316,20 @@ void benchStringMatch(const Options &O, const Device &D, std::vector<Result> &Re
     std::string Input = "m=" + std::to_string(Len) + " (" + std::to_string(Hits) + " hits)";
     std::vector<Version> Versions{
         {"naive CUDA",
-         {{"thread per position", [&] { match_naive_cuda(DText.Ptr, N, DPat.Ptr, Len, Found.Ptr); }}}},
-        {"Launch (CDP)",
-         {{"child warp per candidate",
-           [&] {
-             match_launch_cuda(DText.Ptr, N, DPat.Ptr, Len, Found.Ptr, D.ParentThreads,
-                               Failures.Ptr);
-           }}},
-         true},
+         {{"thread per position",
+           [&] { match_naive_cuda(DText.Ptr, N, DPat.Ptr, Len, Found.Ptr); }}}},
         {"spmdc PAR", spmdVariants(Positions, D.SMs, RunPar)},
         {"spmdc CREV", spmdVariants(Positions, D.SMs, RunCrev)},
     };
     Result Res = measure("string_match", Input, Versions, Found, Want, Positions);
+    // Launch on the first `Items` positions: a text of Items + Len - 1 characters.
+    measureLaunch(
+        Res,
+        [&](size_t Items) {
+          match_launch_cuda(DText.Ptr, int(Items) + Len - 1, DPat.Ptr, Len, Found.Ptr,
+                            D.ParentThreads, Failures.Ptr);
+        },
+        Found, Want, Positions);
     int Failed = Failures.download()[0];
     if (Failed) {
       std::printf("  string_match %s: %d child launches failed\n", Input.c_str(), Failed);
@@ -315,7 +349,8 @@ void benchBookFilter(const Options &O, const Device &D, std::vector<Result> &Res
   filterReference(B, Want);
   size_t Kept = size_t(std::count(Want.begin(), Want.end(), int8_t(1)));
   int M = int(B.Keyword.size());
-  DeviceBuffer<int8_t> DText(B.Text.size()), DKey(B.Keyword.size()), DKept(static_cast<size_t>(Records));
+  DeviceBuffer<int8_t> DText(B.Text.size()), DKey(B.Keyword.size()),
+      DKept(static_cast<size_t>(Records));
   DeviceBuffer<int> DOffsets(B.Offsets.size()), Failures(1);
   DText.upload(B.Text);
   DKey.upload(B.Keyword);
@@ -326,15 +361,15 @@ void benchBookFilter(const Options &O, const Device &D, std::vector<Result> &Res
   std::string Path = O.PtxDir + "/book_filter.ptx";
   CUfunction Par = loadKernel(Mod, Path, spmd::spmd_filter_par_spmd_name);
   CUfunction Crev = loadKernel(Mod, Path, spmd::spmd_filter_crev_spmd_name);
-  spmd::spmd_filter_par_spmd_params P{DText.dev(), DOffsets.dev(), Records,
-                                      DKey.dev(),  M,              DKept.dev()};
+  spmd::spmd_filter_par_spmd_params P{DText.dev(), DOffsets.dev(), Records, DKey.dev(),
+                                      M,           DKept.dev()};
   auto RunPar = [&](unsigned Warps, unsigned PerBlock) {
     check(spmd::spmd_launch_filter_par_spmd(Par, (Warps + PerBlock - 1) / PerBlock, PerBlock,
                                             nullptr, &P),
           "filter_par_spmd");
   };
-  spmd::spmd_filter_crev_spmd_params C{DText.dev(), DOffsets.dev(), Records,
-                                       DKey.dev(),  M,              DKept.dev()};
+  spmd::spmd_filter_crev_spmd_params C{DText.dev(), DOffsets.dev(), Records, DKey.dev(),
+                                       M,           DKept.dev()};
   auto RunCrev = [&](unsigned Warps, unsigned PerBlock) {
     check(spmd::spmd_launch_filter_crev_spmd(Crev, (Warps + PerBlock - 1) / PerBlock, PerBlock,
                                              nullptr, &C),
@@ -347,17 +382,17 @@ void benchBookFilter(const Options &O, const Device &D, std::vector<Result> &Res
       {"naive CUDA",
        {{"thread per record",
          [&] { filter_naive_cuda(DText.Ptr, DOffsets.Ptr, Records, DKey.Ptr, M, DKept.Ptr); }}}},
-      {"Launch (CDP)",
-       {{"child warp per record",
-         [&] {
-           filter_launch_cuda(DText.Ptr, DOffsets.Ptr, Records, DKey.Ptr, M, DKept.Ptr,
-                              D.ParentThreads, Failures.Ptr);
-         }}},
-       true},
       {"spmdc PAR", spmdVariants(size_t(Records), D.SMs, RunPar)},
       {"spmdc CREV", spmdVariants(size_t(Records), D.SMs, RunCrev)},
   };
   Result Res = measure("book_filter", Input, Versions, DKept, Want, size_t(Records));
+  measureLaunch(
+      Res,
+      [&](size_t Items) {
+        filter_launch_cuda(DText.Ptr, DOffsets.Ptr, int(Items), DKey.Ptr, M, DKept.Ptr,
+                           D.ParentThreads, Failures.Ptr);
+      },
+      DKept, Want, size_t(Records));
   int Failed = Failures.download()[0];
   if (Failed) {
     std::printf("  book_filter: %d child launches failed\n", Failed);
@@ -403,14 +438,18 @@ Options parseOptions(int Argc, char **Argv) {
 }
 
 void printTables(const std::vector<Result> &Results) {
-  std::printf("\n| example | input | naive CUDA ms | Launch (CDP) ms | spmdc PAR ms | spmdc CREV ms "
-              "| CREV vs naive | CREV vs Launch | spmdc PAR vs naive | check |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  std::printf(
+      "\n| example | input | naive CUDA ms | Launch (CDP) ms | spmdc PAR ms | spmdc CREV ms "
+      "| CREV vs naive | CREV vs Launch | spmdc PAR vs naive | check |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
   // Speedups: how many times faster the first version is than the second (> 1: faster).
+  // "~": the Launch time is extrapolated from a measured prefix of the input.
   auto Print = [](const Result &R) {
-    std::printf("| %s | %s | %.3f | %.3f | %.3f | %.3f | %.2fx | %.1fx | %.2fx | %s |\n",
-                R.Example.c_str(), R.Input.c_str(), R.Naive, R.Launch, R.Par, R.Crev,
-                R.Naive / R.Crev, R.Launch / R.Crev, R.Naive / R.Par, R.Ok ? "ok" : "FAILED");
+    const char *Approx = R.LaunchMeasured < 1 ? "~" : "";
+    std::printf("| %s | %s | %.3f | %s%.3f | %.3f | %.3f | %.2fx | %s%.1fx | %.2fx | %s |\n",
+                R.Example.c_str(), R.Input.c_str(), R.Naive, Approx, R.Launch, R.Par, R.Crev,
+                R.Naive / R.Crev, Approx, R.Launch / R.Crev, R.Naive / R.Par,
+                R.Ok ? "ok" : "FAILED");
   };
   Result Sum{"string_match", "all lengths (sum)"};
   int Lengths = 0;
@@ -422,6 +461,7 @@ void printTables(const std::vector<Result> &Results) {
       Sum.Par += R.Par;
       Sum.Crev += R.Crev;
       Sum.Ok = Sum.Ok && R.Ok;
+      Sum.LaunchMeasured = std::min(Sum.LaunchMeasured, R.LaunchMeasured);
       ++Lengths;
     }
   }
@@ -432,6 +472,8 @@ void printTables(const std::vector<Result> &Results) {
 } // namespace
 
 int main(int Argc, char **Argv) {
+  // Line-buffered, so that a run cut short by a time limit still shows how far it got.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options O = parseOptions(Argc, Argv);
   auto T0 = std::chrono::steady_clock::now();
   cudaDeviceProp Prop;

@@ -67,8 +67,8 @@ void checkBookFilter() {
                              Got.data());
       compare(Name + " PAR", Tasks, Want, Got, size_t(Records));
       std::fill(Got.begin(), Got.end(), 7);
-      spmd::filter_crev_tasks(Tasks, B.Text.data(), B.Offsets.data(), Records, B.Keyword.data(),
-                              M, Got.data());
+      spmd::filter_crev_tasks(Tasks, B.Text.data(), B.Offsets.data(), Records, B.Keyword.data(), M,
+                              Got.data());
       compare(Name + " CREV", Tasks, Want, Got, size_t(Records));
     }
   }

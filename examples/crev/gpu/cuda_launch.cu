@@ -35,8 +35,8 @@ __global__ void matchCompareChild(const int8_t *text, const int8_t *pattern, int
 
 // The child of filter: the warp searches record r, lane k trying positions begin + k,
 // begin + k + 32, ..., and stops at the first block of positions with a match (contains()).
-__global__ void filterContainsChild(const int8_t *text, int begin, int end,
-                                    const int8_t *keyword, int m, int8_t *kept, int r) {
+__global__ void filterContainsChild(const int8_t *text, int begin, int end, const int8_t *keyword,
+                                    int m, int8_t *kept, int r) {
   int lane = threadIdx.x;
   int last = end - m;
   int8_t first = keyword[0];
@@ -76,12 +76,11 @@ __device__ void launchWarp(void (*child)(Params...), int *failures, Args... args
   atomicAdd(failures, 1);
 }
 
-__global__ void matchLaunchKernel(const int8_t *text, int textLength, const int8_t *pattern,
-                                  int m, int8_t *found, int *failures) {
+__global__ void matchLaunchKernel(const int8_t *text, int textLength, const int8_t *pattern, int m,
+                                  int8_t *found, int *failures) {
   int positions = textLength - m + 1;
   int8_t first = pattern[0];
-  for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < positions;
-       p += gridDim.x * blockDim.x) {
+  for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < positions; p += gridDim.x * blockDim.x) {
     if (text[p] == first)
       launchWarp(matchCompareChild, failures, text, pattern, m, p, found);
     else
@@ -91,10 +90,9 @@ __global__ void matchLaunchKernel(const int8_t *text, int textLength, const int8
 
 __global__ void filterLaunchKernel(const int8_t *text, const int *offsets, int records,
                                    const int8_t *keyword, int m, int8_t *kept, int *failures) {
-  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < records;
-       r += gridDim.x * blockDim.x)
-    launchWarp(filterContainsChild, failures, text, offsets[r], offsets[r + 1], keyword, m,
-               kept, r);
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < records; r += gridDim.x * blockDim.x)
+    launchWarp(filterContainsChild, failures, text, offsets[r], offsets[r + 1], keyword, m, kept,
+               r);
 }
 
 int blocksFor(int threads) { return (threads + ThreadsPerBlock - 1) / ThreadsPerBlock; }
@@ -111,9 +109,8 @@ void match_launch_cuda(const int8_t *text, int textLength, const int8_t *pattern
                                                                    found, failures);
 }
 
-void filter_launch_cuda(const int8_t *text, const int *offsets, int records,
-                        const int8_t *keyword, int m, int8_t *kept, int parentThreads,
-                        int *failures) {
-  filterLaunchKernel<<<blocksFor(parentThreads), ThreadsPerBlock>>>(text, offsets, records,
-                                                                    keyword, m, kept, failures);
+void filter_launch_cuda(const int8_t *text, const int *offsets, int records, const int8_t *keyword,
+                        int m, int8_t *kept, int parentThreads, int *failures) {
+  filterLaunchKernel<<<blocksFor(parentThreads), ThreadsPerBlock>>>(text, offsets, records, keyword,
+                                                                    m, kept, failures);
 }

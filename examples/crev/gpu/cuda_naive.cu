@@ -8,8 +8,8 @@ namespace {
 
 constexpr int ThreadsPerBlock = 256;
 
-__global__ void matchNaiveKernel(const int8_t *text, int textLength, const int8_t *pattern,
-                                 int m, int8_t *found) {
+__global__ void matchNaiveKernel(const int8_t *text, int textLength, const int8_t *pattern, int m,
+                                 int8_t *found) {
   int positions = textLength - m + 1;
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= positions)
@@ -45,8 +45,8 @@ void match_naive_cuda(const int8_t *text, int textLength, const int8_t *pattern,
       text, textLength, pattern, m, found);
 }
 
-void filter_naive_cuda(const int8_t *text, const int *offsets, int records,
-                       const int8_t *keyword, int m, int8_t *kept) {
+void filter_naive_cuda(const int8_t *text, const int *offsets, int records, const int8_t *keyword,
+                       int m, int8_t *kept) {
   filterNaiveKernel<<<(records + ThreadsPerBlock - 1) / ThreadsPerBlock, ThreadsPerBlock>>>(
       text, offsets, records, keyword, m, kept);
 }

@@ -17,12 +17,11 @@ void match_launch_cuda(const int8_t *text, int textLength, const int8_t *pattern
 
 // One thread per record: kept[r] = record r (text[offsets[r] .. offsets[r+1])) contains the
 // keyword.
-void filter_naive_cuda(const int8_t *text, const int *offsets, int records,
-                       const int8_t *keyword, int m, int8_t *kept);
+void filter_naive_cuda(const int8_t *text, const int *offsets, int records, const int8_t *keyword,
+                       int m, int8_t *kept);
 // A parent thread per record (striding) launches a one-warp child that searches the record.
-void filter_launch_cuda(const int8_t *text, const int *offsets, int records,
-                        const int8_t *keyword, int m, int8_t *kept, int parentThreads,
-                        int *failures);
+void filter_launch_cuda(const int8_t *text, const int *offsets, int records, const int8_t *keyword,
+                        int m, int8_t *kept, int parentThreads, int *failures);
 
 // Prepares the device runtime for the Launch variants: raises the pending launch limit;
 // returns the cudaError_t of cudaDeviceSetLimit.
