@@ -485,7 +485,7 @@ private:
 
   Global *copyGlobal(const Global &G, const std::string &Suffix) {
     auto C = std::make_unique<Global>(G);
-    C->Name = G.Name + ".hfuse." + Suffix;
+    C->Name = G.Name + "___hfuse_" + Suffix;
     C->IsStatic = true;
     M.Globals.push_back(std::move(C));
     return M.Globals.back().get();
