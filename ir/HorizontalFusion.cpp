@@ -189,6 +189,7 @@ public:
         if (llvm::StringRef(word()).getAsInteger(10, N))
           return fail(NumAt, "expected a register count in 'maxnreg(R)'");
         R.MaxNReg = N == 0 ? ~0u : N;
+        R.MaxNRegCol = col(NumAt);
         if (!expect(')'))
           return std::nullopt;
         continue;
@@ -400,7 +401,7 @@ public:
                      " threads per block; a block holds at most " +
                      std::to_string(MaxThreadsPerBlock) + " (32 per gang)");
     if (R.MaxNReg && (R.MaxNReg < 1 || R.MaxNReg > 255))
-      Ok = error(R, 0, "maxnreg must be between 1 and 255");
+      Ok = error(R, R.MaxNRegCol, "maxnreg must be between 1 and 255");
     if (!Ok || Kernels.size() != R.Kernels.size())
       return false;
     unsigned BarrierSides = 0;
@@ -485,7 +486,7 @@ private:
 
   Global *copyGlobal(const Global &G, const std::string &Suffix) {
     auto C = std::make_unique<Global>(G);
-    C->Name = G.Name + ".hfuse." + Suffix;
+    C->Name = G.Name + "___hfuse_" + Suffix;
     C->IsStatic = true;
     M.Globals.push_back(std::move(C));
     return M.Globals.back().get();

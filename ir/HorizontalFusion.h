@@ -31,6 +31,7 @@ struct FusionRequest {
   /// Pragma form: the column of each kernel name / gang count in the source
   /// line (0: unknown), so that errors point at the offending word.
   std::vector<uint32_t> KernelCols, GangCols;
+  uint32_t MaxNRegCol = 0;
 };
 
 /// Gangs per side when a request names none: HFuse's step of 128 threads.
