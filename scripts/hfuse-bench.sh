@@ -32,7 +32,7 @@ prepare() {
   local out="${1:-$root/build/hfuse-bench}" spmdc="$root/build/bin/spmdc" ex="$root/examples/hfuse"
   [ -x "$spmdc" ] || { echo "prepare: build spmdc first ($spmdc)" >&2; exit 1; }
   bash "$root/examples/hfuse/cpu-check.sh" --spmdc "$spmdc" --build-dir "$root/build/hfuse-cpu" \
-    --targets host >/dev/null || { echo "prepare: the CPU check fails" >&2; exit 1; }
+    --targets host --fused >/dev/null || { echo "prepare: the CPU check fails" >&2; exit 1; }
   rm -rf "$out" && mkdir -p "$out/src"
   "$spmdc" --target=nvptx-sm_90 -O3 "$ex/kernels.spmd" -o "$out/apart.ptx" || exit 1
   "$cuda/bin/ptxas" -arch=sm_90 -v "$out/apart.ptx" -o "$out/apart.cubin" 2>"$out/ptxas-apart.log" ||
