@@ -484,9 +484,26 @@ private:
           S.SharedCopies[G] = copyGlobal(*G, S.Kernel->Name);
   }
 
+  /// `Base`, or `Base_2`, `Base_3`, ... if a function or global has that name.
+  std::string uniqueName(const std::string &Base) {
+    auto Taken = [&](const std::string &N) {
+      for (auto &F : M.Functions)
+        if (F->Symbol == N)
+          return true;
+      for (auto &G : M.Globals)
+        if (G->Name == N)
+          return true;
+      return false;
+    };
+    std::string N = Base;
+    for (unsigned I = 2; Taken(N); ++I)
+      N = Base + "_" + std::to_string(I);
+    return N;
+  }
+
   Global *copyGlobal(const Global &G, const std::string &Suffix) {
     auto C = std::make_unique<Global>(G);
-    C->Name = G.Name + "___hfuse_" + Suffix;
+    C->Name = uniqueName(G.Name + "___hfuse_" + Suffix);
     C->IsStatic = true;
     M.Globals.push_back(std::move(C));
     return M.Globals.back().get();
@@ -501,8 +518,10 @@ private:
     auto C = std::make_unique<Function>();
     Function *Clone = C.get();
     S.Clones[F] = Clone;
-    C->Name = F->Name + "___hfuse_" + S.Kernel->Name;
-    C->Symbol = F->Symbol + "___hfuse_" + S.Kernel->Name;
+    // A kernel fused twice (hfuse(A, B) and hfuse(A, C)) has two copies: the
+    // second gets a number so that the IR and the object stay readable.
+    C->Symbol = uniqueName(F->Symbol + "___hfuse_" + S.Kernel->Name);
+    C->Name = F->Name + C->Symbol.substr(F->Symbol.size());
     C->Loc = F->Loc;
     C->IsStatic = true;
     std::vector<const Type *> ParamTypes = F->Ty->getParamTypes();
