@@ -278,8 +278,7 @@ struct FunctionFacts {
   bool Barrier = false; ///< calls barrier(), itself or through a callee
   std::set<Global *> Shared;
   std::set<Function *> Callees; ///< called directly (call / crev)
-  std::set<Function *> AddressTaken;
-  bool NeedsSide = false; ///< must be cloned per side
+  bool NeedsSide = false;       ///< must be cloned per side
 };
 
 class ModuleFacts {
@@ -329,8 +328,6 @@ private:
           Fa.Callees.insert(O->Callee);
         }
       }
-      if (O->Code == OpCode::FuncAddr && O->Callee)
-        Fa.AddressTaken.insert(O->Callee);
       for (auto &Sub : O->Regions)
         scan(*Sub, Fa);
     }
