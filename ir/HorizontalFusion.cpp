@@ -338,8 +338,8 @@ private:
 
 /// One side of a fusion while it is built.
 struct Side {
-  Function *Kernel;
-  int64_t Gangs;
+  Function *Kernel = nullptr;
+  int64_t Gangs = DefaultGangsPerSide;
   int BarrierId = -1; ///< -1: the side calls no barrier()
   std::map<Function *, Function *> Clones;
   std::map<Global *, Global *> SharedCopies;
@@ -418,7 +418,9 @@ public:
     std::vector<Side> Sides;
     int NextBarrier = 1; // ids 1..15, then 0: HFuse's numbering, all 16 if needed
     for (size_t I = 0; I < Kernels.size(); ++I) {
-      Side S{Kernels[I], R.Gangs.empty() ? DefaultGangsPerSide : R.Gangs[I]};
+      Side S;
+      S.Kernel = Kernels[I];
+      S.Gangs = R.Gangs.empty() ? DefaultGangsPerSide : R.Gangs[I];
       if (Facts.of(Kernels[I]).Barrier) {
         S.BarrierId = NextBarrier == 16 ? 0 : NextBarrier;
         ++NextBarrier;
