@@ -278,8 +278,7 @@ struct FunctionFacts {
   bool Barrier = false; ///< calls barrier(), itself or through a callee
   std::set<Global *> Shared;
   std::set<Function *> Callees; ///< called directly (call / crev)
-  std::set<Function *> AddressTaken;
-  bool NeedsSide = false; ///< must be cloned per side
+  bool NeedsSide = false;       ///< must be cloned per side
 };
 
 class ModuleFacts {
@@ -329,8 +328,6 @@ private:
           Fa.Callees.insert(O->Callee);
         }
       }
-      if (O->Code == OpCode::FuncAddr && O->Callee)
-        Fa.AddressTaken.insert(O->Callee);
       for (auto &Sub : O->Regions)
         scan(*Sub, Fa);
     }
@@ -341,8 +338,8 @@ private:
 
 /// One side of a fusion while it is built.
 struct Side {
-  Function *Kernel;
-  int64_t Gangs;
+  Function *Kernel = nullptr;
+  int64_t Gangs = DefaultGangsPerSide;
   int BarrierId = -1; ///< -1: the side calls no barrier()
   std::map<Function *, Function *> Clones;
   std::map<Global *, Global *> SharedCopies;
@@ -421,7 +418,9 @@ public:
     std::vector<Side> Sides;
     int NextBarrier = 1; // ids 1..15, then 0: HFuse's numbering, all 16 if needed
     for (size_t I = 0; I < Kernels.size(); ++I) {
-      Side S{Kernels[I], R.Gangs.empty() ? DefaultGangsPerSide : R.Gangs[I]};
+      Side S;
+      S.Kernel = Kernels[I];
+      S.Gangs = R.Gangs.empty() ? DefaultGangsPerSide : R.Gangs[I];
       if (Facts.of(Kernels[I]).Barrier) {
         S.BarrierId = NextBarrier == 16 ? 0 : NextBarrier;
         ++NextBarrier;
@@ -484,9 +483,26 @@ private:
           S.SharedCopies[G] = copyGlobal(*G, S.Kernel->Name);
   }
 
+  /// `Base`, or `Base_2`, `Base_3`, ... if a function or global has that name.
+  std::string uniqueName(const std::string &Base) {
+    auto Taken = [&](const std::string &N) {
+      for (auto &F : M.Functions)
+        if (F->Symbol == N)
+          return true;
+      for (auto &G : M.Globals)
+        if (G->Name == N)
+          return true;
+      return false;
+    };
+    std::string N = Base;
+    for (unsigned I = 2; Taken(N); ++I)
+      N = Base + "_" + std::to_string(I);
+    return N;
+  }
+
   Global *copyGlobal(const Global &G, const std::string &Suffix) {
     auto C = std::make_unique<Global>(G);
-    C->Name = G.Name + "___hfuse_" + Suffix;
+    C->Name = uniqueName(G.Name + "___hfuse_" + Suffix);
     C->IsStatic = true;
     M.Globals.push_back(std::move(C));
     return M.Globals.back().get();
@@ -501,8 +517,10 @@ private:
     auto C = std::make_unique<Function>();
     Function *Clone = C.get();
     S.Clones[F] = Clone;
-    C->Name = F->Name + "___hfuse_" + S.Kernel->Name;
-    C->Symbol = F->Symbol + "___hfuse_" + S.Kernel->Name;
+    // A kernel fused twice (hfuse(A, B) and hfuse(A, C)) has two copies: the
+    // second gets a number so that the IR and the object stay readable.
+    C->Symbol = uniqueName(F->Symbol + "___hfuse_" + S.Kernel->Name);
+    C->Name = F->Name + C->Symbol.substr(F->Symbol.size());
     C->Loc = F->Loc;
     C->IsStatic = true;
     std::vector<const Type *> ParamTypes = F->Ty->getParamTypes();
