@@ -9,10 +9,11 @@
 //
 //   bench DIR [--pairs A+B,...] [--ratios 0.5,1,2] [--target-ms T] [--out OUTDIR]
 //
-// DIR holds apart.cubin (the kernels unfused) and, per pair, hfuse_A_B/manifest.txt
-// with the candidates (scripts/hfuse-tune.py build). Writes OUTDIR/tuned.conf
-// (the winners at ratio 1, in the --hfuse-config syntax), OUTDIR/candidates.txt
-// (every candidate's time) and OUTDIR/results.md (the table).
+// DIR holds, per pair, hfuse_A_B/manifest.txt with the candidates and
+// hfuse_A_B/apart.cubin with the kernels unfused (scripts/hfuse-tune.py build;
+// else DIR/apart.cubin). Writes OUTDIR/tuned.conf (the winners at ratio 1, in
+// the --hfuse-config syntax), OUTDIR/candidates.txt (every candidate's time)
+// and OUTDIR/results.md (the table).
 #include "spmdc_cuda.h"
 
 #include <cuda.h>
@@ -480,23 +481,56 @@ int main(int Argc, char **Argv) {
   std::printf("device: %s, %d SMs, L2 %d MB\n", Prop.name, Prop.multiProcessorCount,
               Prop.l2CacheSize >> 20);
 
-  // The problems, each allocated for its largest size (about 1-2 GB each).
+  // The problems of the requested pairs, each allocated for its largest size
+  // (together about 17 GB for all seven).
   std::map<std::string, std::unique_ptr<Problem>> Problems;
-  auto add = [&](Problem *P) { Problems[P->Kernel].reset(P); };
-  add(new BatchnormProblem(512));
-  add(new HistogramProblem(512));
-  add(new MaxpoolProblem(512));
-  add(new UpsampleProblem(512));
-  add(new Im2colProblem(384));
-  add(new MemhashProblem(512));
-  add(new ComputehashProblem(1024));
+  auto make = [](const std::string &K) -> Problem * {
+    if (K == "batchnorm_stats")
+      return new BatchnormProblem(512);
+    if (K == "histogram1d")
+      return new HistogramProblem(512);
+    if (K == "maxpool2d")
+      return new MaxpoolProblem(512);
+    if (K == "upsample_bilinear2x")
+      return new UpsampleProblem(512);
+    if (K == "im2col3x3")
+      return new Im2colProblem(384);
+    if (K == "memhash")
+      return new MemhashProblem(512);
+    if (K == "computehash")
+      return new ComputehashProblem(1024);
+    return nullptr;
+  };
+  for (auto &PairName : PairNames) {
+    auto Names = split(PairName, '+');
+    if (Names.size() != 2)
+      fatal("a pair is A+B, not " + PairName);
+    for (auto &Name : Names)
+      if (!Problems.count(Name)) {
+        Problem *P = make(Name);
+        if (!P)
+          fatal("no inputs for kernel " + Name + " in this benchmark");
+        Problems[Name].reset(P);
+      }
+  }
   check(cudaDeviceSynchronize(), "fill");
 
-  spmdc_cuda_module ApartModule{};
-  checkLoader(spmdc_cuda_load_ptx_file(&ApartModule, 0, (Dir + "/apart.cubin").c_str()),
-              "load apart.cubin");
-  for (auto &[Name, P] : Problems)
-    checkLoader(spmdc_cuda_get_kernel(&ApartModule, Name.c_str(), &P->Apart), "kernel " + Name);
+  // The unfused kernels: from each pair's apart.cubin (scripts/hfuse-tune.py
+  // build), else from DIR/apart.cubin.
+  std::vector<std::unique_ptr<spmdc_cuda_module>> ApartModules;
+  for (auto &PairName : PairNames) {
+    auto Names = split(PairName, '+');
+    std::string File = Dir + "/hfuse_" + Names[0] + "_" + Names[1] + "/apart.cubin";
+    if (!std::ifstream(File))
+      File = Dir + "/apart.cubin";
+    ApartModules.emplace_back(new spmdc_cuda_module{});
+    checkLoader(spmdc_cuda_load_ptx_file(ApartModules.back().get(), 0, File.c_str()),
+                "load " + File);
+    for (auto &Name : Names)
+      checkLoader(
+          spmdc_cuda_get_kernel(ApartModules.back().get(), Name.c_str(), &Problems[Name]->Apart),
+          "kernel " + Name + " in " + File);
+  }
 
   Timer T;
   // Calibration: each kernel apart at a quarter of its largest size; its time
@@ -532,8 +566,6 @@ int main(int Argc, char **Argv) {
 
   for (auto &PairName : PairNames) {
     auto Names = split(PairName, '+');
-    if (Names.size() != 2 || !Problems.count(Names[0]) || !Problems.count(Names[1]))
-      fatal("unknown pair " + PairName);
     Problem &A = *Problems[Names[0]], &B = *Problems[Names[1]];
     PairSetup Setup = readManifest(Dir, A.Kernel, B.Kernel);
     std::string FusedName = "hfuse_" + A.Kernel + "_" + B.Kernel;
