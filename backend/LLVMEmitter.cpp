@@ -540,6 +540,9 @@ private:
     case OpCode::Sync:
       emitSync();
       return;
+    case OpCode::PartialBarrier:
+      Lanes->partialBarrier(static_cast<unsigned>(O.Imm), static_cast<unsigned>(O.BarrierThreads));
+      return;
     case OpCode::Crev:
     case OpCode::Foreach:
     case OpCode::ForeachActive:
@@ -647,6 +650,12 @@ private:
     auto *K = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
                                      llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
     K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    // A fused kernel's block size is fixed by its partition; .maxnreg bounds
+    // its registers when the user (or the tuner) asks for it.
+    if (F.ThreadsPerBlock)
+      K->addFnAttr("nvvm.maxntid", std::to_string(F.ThreadsPerBlock));
+    if (F.MaxNReg)
+      K->addFnAttr("nvvm.maxnreg", std::to_string(F.MaxNReg));
     // The body must not clash with the kernel's name.
     Body->setName(F.Symbol + "___body");
     Body->setLinkage(llvm::GlobalValue::InternalLinkage);

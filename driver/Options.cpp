@@ -2,6 +2,7 @@
 #include "driver/Options.h"
 
 #include "backend/TargetInfo.h"
+#include "ir/HorizontalFusion.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -153,6 +154,13 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
         return fail("--error-limit needs a number, not '" + V + "'");
       O.ErrorLimit = N;
     })
+    TRY_VALUE("--hfuse-config", O.HFuseConfig = V)
+    TRY_VALUE("--hfuse", {
+      std::string Problem;
+      if (!ir::parseFusionSpec(V, Problem))
+        return fail("--hfuse=" + V + ": " + Problem);
+      O.HFuse.push_back(V);
+    })
     TRY_VALUE("-o", O.Output = V)
     // Only "-h <file>": a glued "-hxyz" is far more likely a mistyped -help.
     if (A == "-h")
@@ -217,6 +225,13 @@ void printHelp(llvm::raw_ostream &OS) {
         "  -U<name>, -U <name> undefine a macro; -D and -U apply in command-line order\n"
         "  -I<dir>, -I <dir>   add a directory to the #include search path; \"...\" includes\n"
         "                      search the including file's directory first\n"
+        "\n"
+        "horizontal fusion (docs/hfuse.md):\n"
+        "  --hfuse=A,B[,C...][:gA,gB...][:maxnreg=R]\n"
+        "                      also build kernel hfuse_A_B from kernels A and B: gX gangs\n"
+        "                      (GPU warps) per block run X (default 4 each); repeatable\n"
+        "  --hfuse-config=<file>\n"
+        "                      fusions one per line in the --hfuse syntax ('#' comments)\n"
         "\n"
         "diagnostics:\n"
         "  -w, --woff          no warnings\n"

@@ -6,6 +6,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace spmdc {
 
@@ -40,6 +41,9 @@ struct CompilerOptions {
   bool PerfWarnings = true;
   unsigned ErrorLimit = 20;
   PreprocessorOptions PP;
+  /// --hfuse values in command-line order (syntax checked while parsing).
+  std::vector<std::string> HFuse;
+  std::string HFuseConfig; ///< --hfuse-config
 
   bool ShowHelp = false;
   bool ShowVersion = false;

@@ -2,7 +2,8 @@
 # The GPU test run: the runtime tests (test/runtime/*.spmd) as PTX on a GPU,
 # compared with their x86 results.
 #
-#   bash scripts/gpu-test.sh prepare   # here: PTX + expected outputs into build/gpu-tests/
+#   bash scripts/gpu-test.sh prepare [GLOB]  # here: PTX + expected outputs into build/gpu-tests/
+#                                            # (GLOB: only test/runtime/GLOB.spmd, e.g. 'hfuse-*')
 #   bash scripts/gpu-test.sh run DIR   # on the GPU machine: nvcc the driver, run, compare
 #
 # `run` prints one line per test and ends with `N passed, N failed, N skipped`.
@@ -15,7 +16,7 @@ prepare() {
   cp "$root/test/gpu/driver.cpp" "$root/runtime/cuda/spmdc_cuda.h" "$root/runtime/cuda/spmdc_cuda.c" "$out/src/"
   local cxx
   cxx=$(command -v clang++-22 || command -v c++)
-  for t in "$root"/test/runtime/*.spmd; do
+  for t in "$root"/test/runtime/${1:-*}.spmd; do
     local name
     name=$(basename "$t" .spmd)
     # Tests with their own RUN line (not the shared driver) are x86-only.
@@ -23,7 +24,11 @@ prepare() {
       echo "not a shared-driver test" >"$out/$name.skip"
       continue
     fi
-    if ! "$spmdc" --target=nvptx-sm_90 "$t" -o "$out/$name.ptx" 2>"$out/$name.err"; then
+    # The test's own flags (`// SPMDC-FLAGS: ...`, e.g. --hfuse=...), as run-spmd.py's.
+    local flags
+    flags=$(sed -n 's|^// SPMDC-FLAGS:||p' "$t")
+    # shellcheck disable=SC2086 # the flags are words
+    if ! "$spmdc" --target=nvptx-sm_90 "$t" $flags -o "$out/$name.ptx" 2>"$out/$name.err"; then
       head -1 "$out/$name.err" >"$out/$name.skip"
       rm -f "$out/$name.ptx"
       continue
@@ -60,7 +65,7 @@ run() {
 }
 
 case "${1:-}" in
-prepare) prepare ;;
+prepare) prepare "${2:-}" ;;
 run) run "${2:?directory}" ;;
-*) echo "usage: $0 prepare | run DIR" >&2; exit 2 ;;
+*) echo "usage: $0 prepare [GLOB] | run DIR" >&2; exit 2 ;;
 esac

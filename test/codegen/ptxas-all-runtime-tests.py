@@ -12,6 +12,13 @@ import sys
 REFUSALS = ("'launch' is not available on NVPTX", "'print' is not supported")
 
 
+def test_flags(src):
+    """The test's own spmdc flags (`// SPMDC-FLAGS: ...` lines, as run-spmd.py reads them)."""
+    with open(src) as f:
+        return [w for line in f if line.startswith("// SPMDC-FLAGS:")
+                for w in line[len("// SPMDC-FLAGS:"):].split()]
+
+
 def main():
     spmdc, ptxas, tests, tmp = sys.argv[1:5]
     os.makedirs(tmp, exist_ok=True)
@@ -21,7 +28,7 @@ def main():
             continue
         src = os.path.join(tests, name)
         ptx = os.path.join(tmp, name + ".ptx")
-        r = subprocess.run([spmdc, "--target=nvptx-sm_90", src, "-o", ptx],
+        r = subprocess.run([spmdc, "--target=nvptx-sm_90", src, "-o", ptx] + test_flags(src),
                            capture_output=True, text=True)
         if r.returncode != 0:
             if r.returncode == 1 and any(m in r.stderr for m in REFUSALS):
