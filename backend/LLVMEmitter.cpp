@@ -9,6 +9,7 @@
 #include "backend/LaneOps.h"
 #include "backend/StdlibHooks.h"
 #include "backend/TargetInfo.h"
+#include "backend/WarpFrames.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "ir/IR.h"
@@ -91,6 +92,8 @@ public:
     // like the user's; those without are target hooks (stdlibCall).
     // Only the stdlib bodies the program reaches: the prelude defines many.
     std::set<ir::Function *> Used = reachableFunctions();
+    if (Target.isGPU() && !declareWarpFrames(Used))
+      return nullptr;
     for (auto &F : IRM.Functions)
       if ((!F->IsStdlib || F->Body) && Used.count(F.get()))
         declareFunction(*F);
@@ -250,6 +253,63 @@ private:
     Globals[&G] = new llvm::GlobalVariable(*Mod, T, G.Ty->isConst(), Linkage, Init, G.Name);
   }
 
+  /// NVPTX: the per-warp shared-memory frames of the uniform locals whose
+  /// address escapes (backend/WarpFrames.h), one region per warp of a block.
+  bool declareWarpFrames(const std::set<ir::Function *> &Used) {
+    const llvm::DataLayout &DL = Mod->getDataLayout();
+    uint64_t SharedBytes = 0;
+    for (auto &[G, GV] : Globals)
+      if (G->IsShared)
+        SharedBytes += DL.getTypeAllocSize(GV->getValueType());
+    constexpr uint64_t StaticSharedLimit = 48 * 1024; // per block, without opt-in
+    auto SizeAlign = [&](const Type *T) {
+      llvm::Type *LT = llvmType(T, true);
+      return std::make_pair(DL.getTypeAllocSize(LT).getFixedValue(),
+                            DL.getABITypeAlign(LT).value());
+    };
+    if (!layoutWarpFrames(IRM, Used, SizeAlign,
+                          SharedBytes < StaticSharedLimit ? StaticSharedLimit - SharedBytes : 0,
+                          Diags, WarpFrames))
+      return false;
+    if (!WarpFrames.BytesPerWarp)
+      return true;
+    auto *T = llvm::ArrayType::get(B.getInt8Ty(), WarpFrames.BytesPerWarp * MaxWarpsPerBlock);
+    WarpFramesGV = new llvm::GlobalVariable(*Mod, T, false, llvm::GlobalValue::InternalLinkage,
+                                            llvm::UndefValue::get(T), "__spmdc_warp_frames",
+                                            nullptr, llvm::GlobalValue::NotThreadLocal, 3u);
+    WarpFramesGV->setAlignment(llvm::Align(16));
+    return true;
+  }
+
+  /// This warp's region of the frames (in the entry block): the warp's index
+  /// in its block from the linear thread index, times the region size.
+  llvm::Value *warpRegion() {
+    using namespace llvm::Intrinsic;
+    llvm::Value *Tid =
+        B.CreateAdd(sreg(nvvm_read_ptx_sreg_tid_x),
+                    B.CreateMul(sreg(nvvm_read_ptx_sreg_ntid_x),
+                                B.CreateAdd(sreg(nvvm_read_ptx_sreg_tid_y),
+                                            B.CreateMul(sreg(nvvm_read_ptx_sreg_ntid_y),
+                                                        sreg(nvvm_read_ptx_sreg_tid_z)))));
+    llvm::Value *Warp = B.CreateZExt(B.CreateLShr(Tid, 5), B.getInt64Ty());
+    return B.CreateGEP(B.getInt8Ty(), WarpFramesGV,
+                       B.CreateMul(Warp, B.getInt64(WarpFrames.BytesPerWarp)), "warp.frame");
+  }
+
+  /// A local's slot in this warp's region, as a generic pointer.
+  llvm::Value *warpSlot(uint64_t Offset) {
+    llvm::Value *P = B.CreateConstGEP1_64(B.getInt8Ty(), WarpRegion, Offset);
+    return B.CreateAddrSpaceCast(P, B.getPtrTy());
+  }
+
+  /// bar.warp.sync around accesses to a warp slot: what one lane wrote (also
+  /// through an escaped pointer, e.g. an atomic) is seen by all lanes after it,
+  /// and no lane overwrites a slot another lane has still to read.
+  void warpSync() {
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {B.getInt32(0xffffffffu)});
+  }
+  bool isWarpSlotAddress(ir::Value *Addr) const { return WarpFrames.SlotAddresses.count(Addr); }
+
   llvm::Constant *constantInit(ir::Global &G, llvm::Type *T) {
     size_t Next = 0;
     std::function<llvm::Constant *(llvm::Type *)> Build = [&](llvm::Type *Ty) -> llvm::Constant * {
@@ -334,6 +394,7 @@ private:
     auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", Fn);
     AllocaIP = Entry;
     B.SetInsertPoint(Entry);
+    WarpRegion = WarpFrames.HasSlots.count(&F) ? warpRegion() : nullptr;
     for (size_t I = 0; I < F.Params.size(); ++I) {
       Values[F.Params[I].get()] = Fn->getArg(I);
       Fn->getArg(I)->setName(F.Params[I]->NameHint);
@@ -445,6 +506,11 @@ private:
       set(O, B.getInt64(Mod->getDataLayout().getTypeAllocSize(llvmType(O.VarType, true))));
       return;
     case OpCode::Var: {
+      auto Slot = WarpFrames.SlotOffset.find(O.result());
+      if (Slot != WarpFrames.SlotOffset.end()) {
+        set(O, warpSlot(Slot->second));
+        return;
+      }
       llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
       set(O, Entry.CreateAlloca(llvmType(O.VarType, true), nullptr, O.result()->NameHint));
       return;
@@ -993,6 +1059,8 @@ private:
   void load(ir::Op &O) {
     ir::Value *Addr = O.Operands[0];
     const Type *T = O.result()->Ty;
+    if (isWarpSlotAddress(Addr))
+      warpSync();
     if (!Addr->Ty->isVarying()) {
       llvm::Type *MT = llvmType(T, true);
       set(O, fromMemory(B.CreateAlignedLoad(MT, val(Addr), alignOf(MT)), T));
@@ -1074,6 +1142,12 @@ private:
     llvm::Value *Ptr = val(Addr), *Data = toMemory(val(V), T);
     if (!Addr->Ty->isVarying()) {
       llvm::Type *MT = Data->getType();
+      if (isWarpSlotAddress(Addr)) {
+        warpSync();
+        B.CreateAlignedStore(Data, Ptr, alignOf(MT));
+        warpSync();
+        return;
+      }
       if (!T->isVarying() || !O.Mask) {
         B.CreateAlignedStore(Data, Ptr, alignOf(MT));
         return;
@@ -1086,7 +1160,12 @@ private:
     const Type *Elt = Addr->Ty->getPointee();
     if (!Elt->isScalar())
       return (void)unsupported(O, "storing a '" + Elt->toString() + "' through a varying pointer");
+    bool IntoWarpSlot = isWarpSlotAddress(Addr);
+    if (IntoWarpSlot)
+      warpSync();
     Lanes->scatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
+    if (IntoWarpSlot)
+      warpSync();
   }
 
   void elementAddr(ir::Op &O) {
@@ -1214,6 +1293,9 @@ private:
   llvm::Function *Fn = nullptr;
   ir::Function *CurIR = nullptr;
   llvm::BasicBlock *AllocaIP = nullptr;
+  WarpFrameLayout WarpFrames;
+  llvm::GlobalVariable *WarpFramesGV = nullptr;
+  llvm::Value *WarpRegion = nullptr;  ///< this warp's frames in the current function (NVPTX)
   llvm::Value *LaunchGroup = nullptr; ///< the current function's launch group slot
   std::map<ir::Function *, llvm::Function *> TaskEntries;
   llvm::DenseMap<ir::Value *, llvm::Value *> Values;
