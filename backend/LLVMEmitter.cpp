@@ -591,13 +591,9 @@ private:
       set(O, Lanes->insert(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
       return;
     case OpCode::Print:
-      if (Target.isGPU())
-        return (void)unsupported(O, "'print'");
-      return print(O);
+      return Target.isGPU() ? printGPU(O) : print(O);
     case OpCode::Assert:
-      if (Target.isGPU())
-        return (void)unsupported(O, "'assert'");
-      return assertOp(O);
+      return Target.isGPU() ? assertGPU(O) : assertOp(O);
     case OpCode::Launch:
       if (Target.isGPU())
         return Diags.error(O.Loc, "'launch' is not available on NVPTX: launch the task's kernel "
@@ -890,6 +886,167 @@ private:
         runtimeFn("spmdc_print", B.getVoidTy(),
                   {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getPtrTy()}),
         {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
+  }
+
+  //===--------------------------------------------------------------------===//
+  // print and assert on NVPTX: the driver's vprintf, once per warp
+  //===--------------------------------------------------------------------===//
+
+  /// `int vprintf(const char *format, void *args)`: the CUDA driver's printf;
+  /// `args` is a buffer of the promoted arguments, each at its natural alignment.
+  llvm::FunctionCallee vprintf() {
+    return runtimeFn("vprintf", B.getInt32Ty(), {B.getPtrTy(), B.getPtrTy()});
+  }
+
+  /// A constant C string, one global per distinct text.
+  llvm::Value *cString(const std::string &Text) {
+    auto It = CStrings.find(Text);
+    if (It != CStrings.end())
+      return It->second;
+    return CStrings[Text] = B.CreateGlobalString(Text, ".str");
+  }
+
+  /// The printf conversion and the promoted value of one lane's (or a
+  /// uniform) value of type T, as the x86 runtime prints it (runtime/Print.cpp).
+  std::pair<std::string, llvm::Value *> printfScalar(const Type *T, llvm::Value *X) {
+    if (T->isBool())
+      return {"%s", B.CreateSelect(X, cString("true"), cString("false"))};
+    if (T->isFloatingPoint())
+      return {"%f", B.CreateFPExt(X, B.getDoubleTy())};
+    if (T->isPointer())
+      return {"%p", X};
+    if (T->getBitWidth() == 64)
+      return {T->isUnsignedInteger() ? "%llu" : "%lld", X};
+    return {T->isUnsignedInteger() ? "%u" : "%d",
+            B.CreateIntCast(X, B.getInt32Ty(), !T->isUnsignedInteger())};
+  }
+
+  static std::string escapePrintf(const std::string &Text) {
+    std::string R;
+    for (char C : Text) {
+      R += C;
+      if (C == '%')
+        R += '%';
+    }
+    return R;
+  }
+
+  /// Runs `Body` in one lane of the warp, `Lane` (a uniform i32): after the
+  /// shuffles every lane took part in, one thread writes the output.
+  void inOneLane(llvm::Value *Lane, const std::function<void()> &Body) {
+    auto *Then = llvm::BasicBlock::Create(Ctx, "one.lane", Fn);
+    auto *Join = llvm::BasicBlock::Create(Ctx, "one.lane.join", Fn);
+    B.CreateCondBr(B.CreateICmpEQ(Lanes->laneIndex(), Lane), Then, Join);
+    B.SetInsertPoint(Then);
+    Body();
+    B.CreateBr(Join);
+    B.SetInsertPoint(Join);
+  }
+
+  /// vprintf(Format, Args) with the arguments in a buffer in local memory.
+  void callVprintf(const std::string &Format, const std::vector<llvm::Value *> &Args) {
+    llvm::Value *Buffer = llvm::ConstantPointerNull::get(B.getPtrTy());
+    if (!Args.empty()) {
+      std::vector<llvm::Type *> Types;
+      for (llvm::Value *A : Args)
+        Types.push_back(A->getType());
+      auto *ST = llvm::StructType::get(Ctx, Types);
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      Buffer = Entry.CreateAlloca(ST, nullptr, "printf.args");
+      for (unsigned I = 0; I < Args.size(); ++I)
+        B.CreateStore(Args[I], B.CreateStructGEP(ST, Buffer, I));
+    }
+    B.CreateCall(vprintf(), {cString(Format), Buffer});
+  }
+
+  /// The first set lane of a ballot (lane 0 when none is set).
+  llvm::Value *firstLane(llvm::Value *Bits) {
+    llvm::Value *First = B.CreateTrunc(
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Bits, B.getFalse()), B.getInt32Ty());
+    return B.CreateSelect(B.CreateICmpEQ(Bits, B.getInt64(0)), B.getInt32(0), First);
+  }
+
+  /// `print` on NVPTX: ISPC's format (a varying value as `[a,b,...]`, an
+  /// inactive lane as `((x))`, a varying bool's inactive lane as `_________`),
+  /// built per warp: the lanes' values reach every thread by shuffles, then the
+  /// first active lane makes one vprintf call with a format made at compile time.
+  void printGPU(ir::Op &O) {
+    llvm::Value *Bits = Lanes->bits(mask(O));
+    std::string Format;
+    std::vector<llvm::Value *> Args;
+    size_t NextArg = 0;
+    for (char C : O.Text) {
+      if (C != '%') {
+        Format += escapePrintf(std::string(1, C));
+        continue;
+      }
+      if (NextArg == O.Operands.size()) {
+        Format += "%%"; // more '%' than values: printed as themselves
+        continue;
+      }
+      ir::Value *V = O.Operands[NextArg++];
+      const Type *T = V->Ty;
+      llvm::Value *X = val(V);
+      if (!T->isVarying()) {
+        auto [Spec, A] = printfScalar(T, X);
+        Format += Spec;
+        Args.push_back(A);
+        continue;
+      }
+      Format += '[';
+      for (unsigned Lane = 0; Lane < W; ++Lane) {
+        if (Lane)
+          Format += ',';
+        llvm::Value *Active = B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty());
+        auto [Spec, A] = printfScalar(T, Lanes->extract(X, B.getInt32(Lane)));
+        if (T->isBool()) {
+          Format += "%s";
+          Args.push_back(B.CreateSelect(Active, A, cString("_________")));
+          continue;
+        }
+        Format += "%s" + Spec + "%s";
+        Args.push_back(B.CreateSelect(Active, cString(""), cString("((")));
+        Args.push_back(A);
+        Args.push_back(B.CreateSelect(Active, cString(""), cString("))")));
+      }
+      Format += ']';
+    }
+    inOneLane(firstLane(Bits), [&] { callVprintf(Format, Args); });
+  }
+
+  /// `assert(c)` on NVPTX: when an active lane fails, the first failing lane
+  /// prints the x86 runtime's message (with the failing lanes) and calls the
+  /// driver's __assertfail, which ends the kernel with CUDA_ERROR_ASSERT.
+  void assertGPU(ir::Op &O) {
+    llvm::Value *Failing = B.CreateAnd(mask(O), B.CreateNot(val(O.Operands[0])));
+    llvm::Value *Bits = Lanes->bits(Failing);
+    auto *Fail = llvm::BasicBlock::Create(Ctx, "assert.fail", Fn);
+    auto *Cont = llvm::BasicBlock::Create(Ctx, "assert.ok", Fn);
+    B.CreateCondBr(B.CreateICmpNE(Bits, B.getInt64(0)), Fail, Cont);
+    B.SetInsertPoint(Fail);
+    llvm::Value *First = firstLane(Bits);
+    std::string File = O.Loc.File ? *O.Loc.File : "<unknown>";
+    inOneLane(First, [&] {
+      std::string Format = "%s:%d: assertion failed: %s (lanes ";
+      std::vector<llvm::Value *> Args = {cString(File), B.getInt32(O.Loc.Line), cString(O.Text)};
+      for (unsigned Lane = 0; Lane < W; ++Lane) {
+        llvm::Value *Set = B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty());
+        llvm::Value *Text =
+            B.CreateSelect(B.CreateICmpEQ(First, B.getInt32(Lane)), cString(std::to_string(Lane)),
+                           cString("," + std::to_string(Lane)));
+        Format += "%s";
+        Args.push_back(B.CreateSelect(Set, Text, cString("")));
+      }
+      Format += ")\n";
+      callVprintf(Format, Args);
+      B.CreateCall(
+          runtimeFn("__assertfail", B.getVoidTy(),
+                    {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
+          {cString(O.Text), cString(File), B.getInt32(O.Loc.Line), cString(CurIR->Name),
+           B.getInt64(1)});
+    });
+    B.CreateBr(Cont);
+    B.SetInsertPoint(Cont);
   }
 
   /// `assert(c)`: if some active lane fails, report it through the runtime.
@@ -1294,6 +1451,7 @@ private:
   ir::Function *CurIR = nullptr;
   llvm::BasicBlock *AllocaIP = nullptr;
   WarpFrameLayout WarpFrames;
+  std::map<std::string, llvm::Value *> CStrings; ///< print/assert texts on NVPTX
   llvm::GlobalVariable *WarpFramesGV = nullptr;
   llvm::Value *WarpRegion = nullptr;  ///< this warp's frames in the current function (NVPTX)
   llvm::Value *LaunchGroup = nullptr; ///< the current function's launch group slot

@@ -18,14 +18,23 @@ prepare() {
   for t in "$root"/test/runtime/*.spmd; do
     local name
     name=$(basename "$t" .spmd)
-    # Tests with their own RUN line (not the shared driver) are x86-only.
+    # Tests with their own RUN line (not the shared driver) are x86-only,
+    # unless they state their 32-lane output in `// GPU-OUTPUT:` lines.
+    local gpu_output=""
     if ! grep -q '%run-spmd' "$t"; then
-      echo "not a shared-driver test" >"$out/$name.skip"
-      continue
+      if ! grep -q '^// GPU-OUTPUT:' "$t"; then
+        echo "not a shared-driver test" >"$out/$name.skip"
+        continue
+      fi
+      gpu_output=1
     fi
     if ! "$spmdc" --target=nvptx-sm_90 "$t" -o "$out/$name.ptx" 2>"$out/$name.err"; then
       head -1 "$out/$name.err" >"$out/$name.skip"
       rm -f "$out/$name.ptx"
+      continue
+    fi
+    if [ -n "$gpu_output" ]; then
+      sed -n 's|^// GPU-OUTPUT: ||p' "$t" >"$out/$name.expected"
       continue
     fi
     python3 "$root/test/runtime/run-spmd.py" "$spmdc" "$root/build/lib/libspmdc_test_driver.a" \
