@@ -34,8 +34,9 @@
 
 namespace spmdc {
 
-std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const TargetInfo &Target, unsigned OptLevel, DiagnosticEngine &Diags) {
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Target,
+                                                         unsigned OptLevel, DiagnosticEngine &Diags,
+                                                         bool ContractFMA) {
   llvm::InitializeAllTargetInfos();
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
@@ -62,6 +63,12 @@ createTargetMachine(const TargetInfo &Target, unsigned OptLevel, DiagnosticEngin
     return nullptr;
   }
   llvm::TargetOptions Options;
+  // NVPTX contracts a*b+c into fma, as nvcc and clang -x cuda do: one rounding
+  // instead of two, in one instruction. x86 never does (LLVM's default, no
+  // `contract` flags): SSE4 has no fma, and every x86 target must compute
+  // the same bits.
+  if (Target.isGPU() && ContractFMA)
+    Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   auto Level = OptLevel == 0   ? llvm::CodeGenOptLevel::None
                : OptLevel == 1 ? llvm::CodeGenOptLevel::Less
                : OptLevel == 2 ? llvm::CodeGenOptLevel::Default
