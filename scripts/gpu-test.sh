@@ -3,7 +3,8 @@
 # compared with their x86 results.
 #
 #   bash scripts/gpu-test.sh prepare   # here: PTX + expected outputs into build/gpu-tests/
-#   bash scripts/gpu-test.sh run DIR   # on the GPU machine: nvcc the driver, run, compare
+#   bash scripts/gpu-test.sh run DIR [JOBS]  # on the GPU machine: nvcc the driver, run JOBS
+#                                            # tests at a time (default: the cores), compare
 #
 # `run` prints one line per test and ends with `N passed, N passed without fma
 # only, N failed, N skipped`: a test whose output differs from x86's only by
@@ -54,26 +55,43 @@ passes() {
   "$1/driver" "$3" >"$1/$2.gpu" 2>"$1/$2.gpuerr" && diff -q "$1/$2.expected" "$1/$2.gpu" >/dev/null
 }
 
-run() {
-  local dir="$1" pass=0 nofma=0 fail=0 skip=0
-  nvcc -O2 -o "$dir/driver" "$dir/src/driver.cpp" "$dir/src/spmdc_cuda.c" -I"$dir/src" -lcuda || exit 1
-  for ptx in "$dir"/*.ptx; do
-    local name
-    name=$(basename "$ptx" .ptx)
-    if passes "$dir" "$name" "$ptx"; then
-      echo "PASS $name"
-      pass=$((pass + 1))
-    elif cp "$dir/$name.gpu" "$dir/$name.fma.gpu" && passes "$dir" "$name" "$dir/$name.nofma"; then
-      # Only the rounding of fma differs from x86: show where.
-      echo "PASS $name (with --opt=disable-fma; with fma it prints:)"
-      diff "$dir/$name.expected" "$dir/$name.fma.gpu" | head -3
-      nofma=$((nofma + 1))
-    else
-      echo "FAIL $name"
+# run_one DIR NAME: the test's verdict and details into DIR/NAME.result.
+run_one() {
+  local dir="$1" name="$2"
+  if passes "$dir" "$name" "$dir/$name.ptx"; then
+    echo "PASS $name" >"$dir/$name.result"
+  elif cp "$dir/$name.gpu" "$dir/$name.fma.gpu" && passes "$dir" "$name" "$dir/$name.nofma"; then
+    # Only the rounding of fma differs from x86: show where.
+    { echo "PASS-NOFMA $name (passes with --opt=disable-fma; with fma it prints:)"
+      diff "$dir/$name.expected" "$dir/$name.fma.gpu" | head -4; } >"$dir/$name.result"
+  else
+    { echo "FAIL $name"
       diff "$dir/$name.expected" "$dir/$name.gpu" | head -5
-      head -3 "$dir/$name.gpuerr"
-      fail=$((fail + 1))
+      head -3 "$dir/$name.gpuerr"; } >"$dir/$name.result"
+  fi
+}
+
+run() {
+  local dir="$1" jobs="${2:-$(nproc)}" pass=0 nofma=0 fail=0 skip=0 running=0
+  nvcc -O2 -o "$dir/driver" "$dir/src/driver.cpp" "$dir/src/spmdc_cuda.c" -I"$dir/src" -lcuda || exit 1
+  # Each test is its own process (one warp each): several at a time.
+  for ptx in "$dir"/*.ptx; do
+    run_one "$dir" "$(basename "$ptx" .ptx)" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+      wait -n
+      running=$((running - 1))
     fi
+  done
+  wait
+  for ptx in "$dir"/*.ptx; do
+    local result="$dir/$(basename "$ptx" .ptx).result"
+    cat "$result"
+    case "$(head -c 10 "$result")" in
+    "PASS-NOFMA") nofma=$((nofma + 1)) ;;
+    PASS*) pass=$((pass + 1)) ;;
+    *) fail=$((fail + 1)) ;;
+    esac
   done
   for s in "$dir"/*.skip; do
     [ -e "$s" ] || continue
@@ -86,6 +104,6 @@ run() {
 
 case "${1:-}" in
 prepare) prepare ;;
-run) run "${2:?directory}" ;;
-*) echo "usage: $0 prepare | run DIR" >&2; exit 2 ;;
+run) run "${2:?directory}" "${3:-}" ;;
+*) echo "usage: $0 prepare | run DIR [JOBS]" >&2; exit 2 ;;
 esac
