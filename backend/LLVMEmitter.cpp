@@ -973,22 +973,45 @@ private:
     return B.CreateSelect(B.CreateICmpEQ(Bits, B.getInt64(0)), B.getInt32(0), First);
   }
 
+  /// The vprintf calls of one print: the driver's printf takes at most 32
+  /// arguments besides the format, so a long output is several calls, made in
+  /// order by the same thread.
+  struct PrintfCalls {
+    static constexpr size_t MaxArgs = 32;
+    std::vector<std::pair<std::string, std::vector<llvm::Value *>>> Calls{1};
+
+    void text(const std::string &Text) { Calls.back().first += escapePrintf(Text); }
+    void item(const std::string &Spec, const std::vector<llvm::Value *> &Args) {
+      if (Calls.back().second.size() + Args.size() > MaxArgs)
+        Calls.emplace_back();
+      Calls.back().first += Spec;
+      Calls.back().second.insert(Calls.back().second.end(), Args.begin(), Args.end());
+    }
+  };
+
+  void emitPrintfCalls(const PrintfCalls &P) {
+    for (const auto &[Format, Args] : P.Calls)
+      if (!Format.empty())
+        callVprintf(Format, Args);
+  }
+
   /// `print` on NVPTX: ISPC's format (a varying value as `[a,b,...]`, an
   /// inactive lane as `((x))`, a varying bool's inactive lane as `_________`),
   /// built per warp: the lanes' values reach every thread by shuffles, then the
-  /// first active lane makes one vprintf call with a format made at compile time.
+  /// first active lane calls vprintf with formats made at compile time. A lane
+  /// of a varying number is `%s` + its conversion, the `%s` being the
+  /// separator with the previous lane's `))` and this lane's `((` as needed.
   void printGPU(ir::Op &O) {
     llvm::Value *Bits = Lanes->bits(mask(O));
-    std::string Format;
-    std::vector<llvm::Value *> Args;
+    PrintfCalls P;
     size_t NextArg = 0;
     for (char C : O.Text) {
       if (C != '%') {
-        Format += escapePrintf(std::string(1, C));
+        P.text(std::string(1, C));
         continue;
       }
       if (NextArg == O.Operands.size()) {
-        Format += "%%"; // more '%' than values: printed as themselves
+        P.text("%"); // more '%' than values: printed as themselves
         continue;
       }
       ir::Value *V = O.Operands[NextArg++];
@@ -996,29 +1019,32 @@ private:
       llvm::Value *X = val(V);
       if (!T->isVarying()) {
         auto [Spec, A] = printfScalar(T, X);
-        Format += Spec;
-        Args.push_back(A);
+        P.item(Spec, {A});
         continue;
       }
-      Format += '[';
+      P.text("[");
+      llvm::Value *PrevOff = B.getFalse();
       for (unsigned Lane = 0; Lane < W; ++Lane) {
-        if (Lane)
-          Format += ',';
-        llvm::Value *Active = B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty());
+        llvm::Value *Off = B.CreateNot(B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty()));
         auto [Spec, A] = printfScalar(T, Lanes->extract(X, B.getInt32(Lane)));
         if (T->isBool()) {
-          Format += "%s";
-          Args.push_back(B.CreateSelect(Active, A, cString("_________")));
+          if (Lane)
+            P.text(",");
+          P.item("%s", {B.CreateSelect(Off, cString("_________"), A)});
           continue;
         }
-        Format += "%s" + Spec + "%s";
-        Args.push_back(B.CreateSelect(Active, cString(""), cString("((")));
-        Args.push_back(A);
-        Args.push_back(B.CreateSelect(Active, cString(""), cString("))")));
+        std::string Comma = Lane ? "," : "";
+        llvm::Value *Open = B.CreateSelect(Off, cString(Comma + "(("), cString(Comma));
+        llvm::Value *CloseOpen =
+            B.CreateSelect(Off, cString("))" + Comma + "(("), cString("))" + Comma));
+        P.item("%s" + Spec, {B.CreateSelect(PrevOff, CloseOpen, Open), A});
+        PrevOff = Off;
       }
-      Format += ']';
+      if (!T->isBool())
+        P.item("%s", {B.CreateSelect(PrevOff, cString("))"), cString(""))});
+      P.text("]");
     }
-    inOneLane(firstLane(Bits), [&] { callVprintf(Format, Args); });
+    inOneLane(firstLane(Bits), [&] { emitPrintfCalls(P); });
   }
 
   /// `assert(c)` on NVPTX: when an active lane fails, the first failing lane
@@ -1034,18 +1060,18 @@ private:
     llvm::Value *First = firstLane(Bits);
     std::string File = O.Loc.File ? *O.Loc.File : "<unknown>";
     inOneLane(First, [&] {
-      std::string Format = "%s:%d: assertion failed: %s (lanes ";
-      std::vector<llvm::Value *> Args = {cString(File), B.getInt32(O.Loc.Line), cString(O.Text)};
+      PrintfCalls P;
+      P.text(File + ":" + std::to_string(O.Loc.Line) + ": assertion failed: " + O.Text +
+             " (lanes ");
       for (unsigned Lane = 0; Lane < W; ++Lane) {
         llvm::Value *Set = B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty());
         llvm::Value *Text =
             B.CreateSelect(B.CreateICmpEQ(First, B.getInt32(Lane)), cString(std::to_string(Lane)),
                            cString("," + std::to_string(Lane)));
-        Format += "%s";
-        Args.push_back(B.CreateSelect(Set, Text, cString("")));
+        P.item("%s", {B.CreateSelect(Set, Text, cString(""))});
       }
-      Format += ")\n";
-      callVprintf(Format, Args);
+      P.text(")\n");
+      emitPrintfCalls(P);
       B.CreateCall(
           runtimeFn("__assertfail", B.getVoidTy(),
                     {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
