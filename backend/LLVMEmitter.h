@@ -17,7 +17,8 @@ class Module;
 }
 
 /// Creates the LLVM target machine of an x86 or NVPTX target (null with an
-/// error reported if LLVM lacks it).
+/// error reported if LLVM lacks it). `ContractFMA`: NVPTX fuses a*b+c into
+/// fma (x86 never does, whatever it says).
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Target,
                                                          unsigned OptLevel, DiagnosticEngine &Diags,
                                                          bool ContractFMA = true);

@@ -1,4 +1,4 @@
-// Folds constant votes, CSEs dominated votes/shuffles and merges warp barriers (NVPTX).
+// Removes redundant warp votes, shuffles and warp barriers after LLVM's pipeline (NVPTX).
 #include "backend/WarpVoteSimplify.h"
 
 #include "llvm/ADT/DepthFirstIterator.h"
@@ -8,7 +8,6 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/PatternMatch.h"
 
 #include <map>
 #include <vector>
