@@ -119,6 +119,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.DumpStdlib = true;
       continue;
     }
+    if (A == "--opt=disable-fma") {
+      O.DisableFMA = true;
+      continue;
+    }
     if (A == "-g") {
       O.DebugInfo = true;
       continue;
@@ -218,6 +222,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "code generation:\n"
         "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
         "  -g                  emit debug information\n"
+        "  --opt=disable-fma   NVPTX: do not contract a*b+c into fma (the default there, as\n"
+        "                      nvcc); x86 targets never contract, so all agree bit for bit\n"
         "\n"
         "preprocessor:\n"
         "  -D<name>[=<value>], -D <name>[=<value>]\n"

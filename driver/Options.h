@@ -32,6 +32,8 @@ struct CompilerOptions {
   std::string Target = "host";
   unsigned OptLevel = 2;
   bool DebugInfo = false;
+  bool DisableFMA =
+      false; ///< --opt=disable-fma: no a*b+c contraction on NVPTX (x86 never contracts)
   bool SyntaxOnly = false;
   bool NoPreprocessor = false; ///< --nocpp: the source goes to the lexer as it is (ISPC's flag)
   bool EmitKindGiven = false;

@@ -269,7 +269,8 @@ int runCompiler(const CompilerOptions &Opts) {
     return printIR(*IRM, Opts, Diags);
 
   // 8. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
-  std::unique_ptr<llvm::TargetMachine> TM = createTargetMachine(*Target, Opts.OptLevel, Diags);
+  std::unique_ptr<llvm::TargetMachine> TM =
+      createTargetMachine(*Target, Opts.OptLevel, Diags, !Opts.DisableFMA);
   if (!TM)
     return 1;
   llvm::LLVMContext LLVMCtx;
