@@ -9,6 +9,7 @@
 #include "backend/LaneOps.h"
 #include "backend/StdlibHooks.h"
 #include "backend/TargetInfo.h"
+#include "backend/WarpFrames.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "ir/IR.h"
@@ -33,8 +34,9 @@
 
 namespace spmdc {
 
-std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const TargetInfo &Target, unsigned OptLevel, DiagnosticEngine &Diags) {
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Target,
+                                                         unsigned OptLevel, DiagnosticEngine &Diags,
+                                                         bool ContractFMA) {
   llvm::InitializeAllTargetInfos();
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
@@ -61,6 +63,12 @@ createTargetMachine(const TargetInfo &Target, unsigned OptLevel, DiagnosticEngin
     return nullptr;
   }
   llvm::TargetOptions Options;
+  // NVPTX contracts a*b+c into fma, as nvcc and clang -x cuda do: one rounding
+  // instead of two, in one instruction. x86 never does (LLVM's default, no
+  // `contract` flags): SSE4 has no fma, and every x86 target must compute
+  // the same bits.
+  if (Target.isGPU() && ContractFMA)
+    Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   auto Level = OptLevel == 0   ? llvm::CodeGenOptLevel::None
                : OptLevel == 1 ? llvm::CodeGenOptLevel::Less
                : OptLevel == 2 ? llvm::CodeGenOptLevel::Default
@@ -91,6 +99,8 @@ public:
     // like the user's; those without are target hooks (stdlibCall).
     // Only the stdlib bodies the program reaches: the prelude defines many.
     std::set<ir::Function *> Used = reachableFunctions();
+    if (Target.isGPU() && !declareWarpFrames(Used))
+      return nullptr;
     for (auto &F : IRM.Functions)
       if ((!F->IsStdlib || F->Body) && Used.count(F.get()))
         declareFunction(*F);
@@ -250,6 +260,63 @@ private:
     Globals[&G] = new llvm::GlobalVariable(*Mod, T, G.Ty->isConst(), Linkage, Init, G.Name);
   }
 
+  /// NVPTX: the per-warp shared-memory frames of the uniform locals whose
+  /// address escapes (backend/WarpFrames.h), one region per warp of a block.
+  bool declareWarpFrames(const std::set<ir::Function *> &Used) {
+    const llvm::DataLayout &DL = Mod->getDataLayout();
+    uint64_t SharedBytes = 0;
+    for (auto &[G, GV] : Globals)
+      if (G->IsShared)
+        SharedBytes += DL.getTypeAllocSize(GV->getValueType());
+    constexpr uint64_t StaticSharedLimit = 48 * 1024; // per block, without opt-in
+    auto SizeAlign = [&](const Type *T) {
+      llvm::Type *LT = llvmType(T, true);
+      return std::make_pair(DL.getTypeAllocSize(LT).getFixedValue(),
+                            DL.getABITypeAlign(LT).value());
+    };
+    if (!layoutWarpFrames(IRM, Used, SizeAlign,
+                          SharedBytes < StaticSharedLimit ? StaticSharedLimit - SharedBytes : 0,
+                          Diags, WarpFrames))
+      return false;
+    if (!WarpFrames.BytesPerWarp)
+      return true;
+    auto *T = llvm::ArrayType::get(B.getInt8Ty(), WarpFrames.BytesPerWarp * MaxWarpsPerBlock);
+    WarpFramesGV = new llvm::GlobalVariable(*Mod, T, false, llvm::GlobalValue::InternalLinkage,
+                                            llvm::UndefValue::get(T), "__spmdc_warp_frames",
+                                            nullptr, llvm::GlobalValue::NotThreadLocal, 3u);
+    WarpFramesGV->setAlignment(llvm::Align(16));
+    return true;
+  }
+
+  /// This warp's region of the frames (in the entry block): the warp's index
+  /// in its block from the linear thread index, times the region size.
+  llvm::Value *warpRegion() {
+    using namespace llvm::Intrinsic;
+    llvm::Value *Tid =
+        B.CreateAdd(sreg(nvvm_read_ptx_sreg_tid_x),
+                    B.CreateMul(sreg(nvvm_read_ptx_sreg_ntid_x),
+                                B.CreateAdd(sreg(nvvm_read_ptx_sreg_tid_y),
+                                            B.CreateMul(sreg(nvvm_read_ptx_sreg_ntid_y),
+                                                        sreg(nvvm_read_ptx_sreg_tid_z)))));
+    llvm::Value *Warp = B.CreateZExt(B.CreateLShr(Tid, 5), B.getInt64Ty());
+    return B.CreateGEP(B.getInt8Ty(), WarpFramesGV,
+                       B.CreateMul(Warp, B.getInt64(WarpFrames.BytesPerWarp)), "warp.frame");
+  }
+
+  /// A local's slot in this warp's region, as a generic pointer.
+  llvm::Value *warpSlot(uint64_t Offset) {
+    llvm::Value *P = B.CreateConstGEP1_64(B.getInt8Ty(), WarpRegion, Offset);
+    return B.CreateAddrSpaceCast(P, B.getPtrTy());
+  }
+
+  /// bar.warp.sync around accesses to a warp slot: what one lane wrote (also
+  /// through an escaped pointer, e.g. an atomic) is seen by all lanes after it,
+  /// and no lane overwrites a slot another lane has still to read.
+  void warpSync() {
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {B.getInt32(0xffffffffu)});
+  }
+  bool isWarpSlotAddress(ir::Value *Addr) const { return WarpFrames.SlotAddresses.count(Addr); }
+
   llvm::Constant *constantInit(ir::Global &G, llvm::Type *T) {
     size_t Next = 0;
     std::function<llvm::Constant *(llvm::Type *)> Build = [&](llvm::Type *Ty) -> llvm::Constant * {
@@ -334,6 +401,7 @@ private:
     auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", Fn);
     AllocaIP = Entry;
     B.SetInsertPoint(Entry);
+    WarpRegion = WarpFrames.HasSlots.count(&F) ? warpRegion() : nullptr;
     for (size_t I = 0; I < F.Params.size(); ++I) {
       Values[F.Params[I].get()] = Fn->getArg(I);
       Fn->getArg(I)->setName(F.Params[I]->NameHint);
@@ -445,6 +513,11 @@ private:
       set(O, B.getInt64(Mod->getDataLayout().getTypeAllocSize(llvmType(O.VarType, true))));
       return;
     case OpCode::Var: {
+      auto Slot = WarpFrames.SlotOffset.find(O.result());
+      if (Slot != WarpFrames.SlotOffset.end()) {
+        set(O, warpSlot(Slot->second));
+        return;
+      }
       llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
       set(O, Entry.CreateAlloca(llvmType(O.VarType, true), nullptr, O.result()->NameHint));
       return;
@@ -525,13 +598,9 @@ private:
       set(O, Lanes->insert(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
       return;
     case OpCode::Print:
-      if (Target.isGPU())
-        return (void)unsupported(O, "'print'");
-      return print(O);
+      return Target.isGPU() ? printGPU(O) : print(O);
     case OpCode::Assert:
-      if (Target.isGPU())
-        return (void)unsupported(O, "'assert'");
-      return assertOp(O);
+      return Target.isGPU() ? assertGPU(O) : assertOp(O);
     case OpCode::Launch:
       if (Target.isGPU())
         return Diags.error(O.Loc, "'launch' is not available on NVPTX: launch the task's kernel "
@@ -539,6 +608,9 @@ private:
       return launch(O);
     case OpCode::Sync:
       emitSync();
+      return;
+    case OpCode::PartialBarrier:
+      Lanes->partialBarrier(static_cast<unsigned>(O.Imm), static_cast<unsigned>(O.BarrierThreads));
       return;
     case OpCode::Crev:
     case OpCode::Foreach:
@@ -647,6 +719,12 @@ private:
     auto *K = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
                                      llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
     K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    // A fused kernel's block size is fixed by its partition; .maxnreg bounds
+    // its registers when the user (or the tuner) asks for it.
+    if (F.ThreadsPerBlock)
+      K->addFnAttr("nvvm.maxntid", std::to_string(F.ThreadsPerBlock));
+    if (F.MaxNReg)
+      K->addFnAttr("nvvm.maxnreg", std::to_string(F.MaxNReg));
     // The body must not clash with the kernel's name.
     Body->setName(F.Symbol + "___body");
     Body->setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -826,6 +904,193 @@ private:
         {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
   }
 
+  //===--------------------------------------------------------------------===//
+  // print and assert on NVPTX: the driver's vprintf, once per warp
+  //===--------------------------------------------------------------------===//
+
+  /// `int vprintf(const char *format, void *args)`: the CUDA driver's printf;
+  /// `args` is a buffer of the promoted arguments, each at its natural alignment.
+  llvm::FunctionCallee vprintf() {
+    return runtimeFn("vprintf", B.getInt32Ty(), {B.getPtrTy(), B.getPtrTy()});
+  }
+
+  /// A constant C string, one global per distinct text.
+  llvm::Value *cString(const std::string &Text) {
+    auto It = CStrings.find(Text);
+    if (It != CStrings.end())
+      return It->second;
+    return CStrings[Text] = B.CreateGlobalString(Text, ".str");
+  }
+
+  /// The printf conversion and the promoted value of one lane's (or a
+  /// uniform) value of type T, as the x86 runtime prints it (runtime/Print.cpp).
+  std::pair<std::string, llvm::Value *> printfScalar(const Type *T, llvm::Value *X) {
+    if (T->isBool())
+      return {"%s", B.CreateSelect(X, cString("true"), cString("false"))};
+    if (T->isFloatingPoint())
+      return {"%f", B.CreateFPExt(X, B.getDoubleTy())};
+    if (T->isPointer())
+      return {"%p", X};
+    if (T->getBitWidth() == 64)
+      return {T->isUnsignedInteger() ? "%llu" : "%lld", X};
+    return {T->isUnsignedInteger() ? "%u" : "%d",
+            B.CreateIntCast(X, B.getInt32Ty(), !T->isUnsignedInteger())};
+  }
+
+  static std::string escapePrintf(const std::string &Text) {
+    std::string R;
+    for (char C : Text) {
+      R += C;
+      if (C == '%')
+        R += '%';
+    }
+    return R;
+  }
+
+  /// Runs `Body` in one lane of the warp, `Lane` (a uniform i32): after the
+  /// shuffles every lane took part in, one thread writes the output.
+  void inOneLane(llvm::Value *Lane, const std::function<void()> &Body) {
+    auto *Then = llvm::BasicBlock::Create(Ctx, "one.lane", Fn);
+    auto *Join = llvm::BasicBlock::Create(Ctx, "one.lane.join", Fn);
+    B.CreateCondBr(B.CreateICmpEQ(Lanes->laneIndex(), Lane), Then, Join);
+    B.SetInsertPoint(Then);
+    Body();
+    B.CreateBr(Join);
+    B.SetInsertPoint(Join);
+  }
+
+  /// vprintf(Format, Args) with the arguments in a buffer in local memory.
+  void callVprintf(const std::string &Format, const std::vector<llvm::Value *> &Args) {
+    llvm::Value *Buffer = llvm::ConstantPointerNull::get(B.getPtrTy());
+    if (!Args.empty()) {
+      std::vector<llvm::Type *> Types;
+      for (llvm::Value *A : Args)
+        Types.push_back(A->getType());
+      auto *ST = llvm::StructType::get(Ctx, Types);
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      Buffer = Entry.CreateAlloca(ST, nullptr, "printf.args");
+      for (unsigned I = 0; I < Args.size(); ++I)
+        B.CreateStore(Args[I], B.CreateStructGEP(ST, Buffer, I));
+    }
+    B.CreateCall(vprintf(), {cString(Format), Buffer});
+  }
+
+  /// The first set lane of a ballot (lane 0 when none is set).
+  llvm::Value *firstLane(llvm::Value *Bits) {
+    llvm::Value *First = B.CreateTrunc(
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Bits, B.getFalse()), B.getInt32Ty());
+    return B.CreateSelect(B.CreateICmpEQ(Bits, B.getInt64(0)), B.getInt32(0), First);
+  }
+
+  /// The vprintf calls of one print: the driver's printf takes at most 32
+  /// arguments besides the format, so a long output is several calls, made in
+  /// order by the same thread.
+  struct PrintfCalls {
+    static constexpr size_t MaxArgs = 32;
+    std::vector<std::pair<std::string, std::vector<llvm::Value *>>> Calls{1};
+
+    void text(const std::string &Text) { Calls.back().first += escapePrintf(Text); }
+    void item(const std::string &Spec, const std::vector<llvm::Value *> &Args) {
+      if (Calls.back().second.size() + Args.size() > MaxArgs)
+        Calls.emplace_back();
+      Calls.back().first += Spec;
+      Calls.back().second.insert(Calls.back().second.end(), Args.begin(), Args.end());
+    }
+  };
+
+  void emitPrintfCalls(const PrintfCalls &P) {
+    for (const auto &[Format, Args] : P.Calls)
+      if (!Format.empty())
+        callVprintf(Format, Args);
+  }
+
+  /// `print` on NVPTX: ISPC's format (a varying value as `[a,b,...]`, an
+  /// inactive lane as `((x))`, a varying bool's inactive lane as `_________`),
+  /// built per warp: the lanes' values reach every thread by shuffles, then the
+  /// first active lane calls vprintf with formats made at compile time. A lane
+  /// of a varying number is `%s` + its conversion, the `%s` being the
+  /// separator with the previous lane's `))` and this lane's `((` as needed.
+  void printGPU(ir::Op &O) {
+    llvm::Value *Bits = Lanes->bits(mask(O));
+    PrintfCalls P;
+    size_t NextArg = 0;
+    for (char C : O.Text) {
+      if (C != '%') {
+        P.text(std::string(1, C));
+        continue;
+      }
+      if (NextArg == O.Operands.size()) {
+        P.text("%"); // more '%' than values: printed as themselves
+        continue;
+      }
+      ir::Value *V = O.Operands[NextArg++];
+      const Type *T = V->Ty;
+      llvm::Value *X = val(V);
+      if (!T->isVarying()) {
+        auto [Spec, A] = printfScalar(T, X);
+        P.item(Spec, {A});
+        continue;
+      }
+      P.text("[");
+      llvm::Value *PrevOff = B.getFalse();
+      for (unsigned Lane = 0; Lane < W; ++Lane) {
+        llvm::Value *Off = B.CreateNot(B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty()));
+        auto [Spec, A] = printfScalar(T, Lanes->extract(X, B.getInt32(Lane)));
+        if (T->isBool()) {
+          if (Lane)
+            P.text(",");
+          P.item("%s", {B.CreateSelect(Off, cString("_________"), A)});
+          continue;
+        }
+        std::string Comma = Lane ? "," : "";
+        llvm::Value *Open = B.CreateSelect(Off, cString(Comma + "(("), cString(Comma));
+        llvm::Value *CloseOpen =
+            B.CreateSelect(Off, cString("))" + Comma + "(("), cString("))" + Comma));
+        P.item("%s" + Spec, {B.CreateSelect(PrevOff, CloseOpen, Open), A});
+        PrevOff = Off;
+      }
+      if (!T->isBool())
+        P.item("%s", {B.CreateSelect(PrevOff, cString("))"), cString(""))});
+      P.text("]");
+    }
+    inOneLane(firstLane(Bits), [&] { emitPrintfCalls(P); });
+  }
+
+  /// `assert(c)` on NVPTX: when an active lane fails, the first failing lane
+  /// prints the x86 runtime's message (with the failing lanes) and calls the
+  /// driver's __assertfail, which ends the kernel with CUDA_ERROR_ASSERT.
+  void assertGPU(ir::Op &O) {
+    llvm::Value *Failing = B.CreateAnd(mask(O), B.CreateNot(val(O.Operands[0])));
+    llvm::Value *Bits = Lanes->bits(Failing);
+    auto *Fail = llvm::BasicBlock::Create(Ctx, "assert.fail", Fn);
+    auto *Cont = llvm::BasicBlock::Create(Ctx, "assert.ok", Fn);
+    B.CreateCondBr(B.CreateICmpNE(Bits, B.getInt64(0)), Fail, Cont);
+    B.SetInsertPoint(Fail);
+    llvm::Value *First = firstLane(Bits);
+    std::string File = O.Loc.File ? *O.Loc.File : "<unknown>";
+    inOneLane(First, [&] {
+      PrintfCalls P;
+      P.text(File + ":" + std::to_string(O.Loc.Line) + ": assertion failed: " + O.Text +
+             " (lanes ");
+      for (unsigned Lane = 0; Lane < W; ++Lane) {
+        llvm::Value *Set = B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty());
+        llvm::Value *Text =
+            B.CreateSelect(B.CreateICmpEQ(First, B.getInt32(Lane)), cString(std::to_string(Lane)),
+                           cString("," + std::to_string(Lane)));
+        P.item("%s", {B.CreateSelect(Set, Text, cString(""))});
+      }
+      P.text(")\n");
+      emitPrintfCalls(P);
+      B.CreateCall(
+          runtimeFn("__assertfail", B.getVoidTy(),
+                    {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
+          {cString(O.Text), cString(File), B.getInt32(O.Loc.Line), cString(CurIR->Name),
+           B.getInt64(1)});
+    });
+    B.CreateBr(Cont);
+    B.SetInsertPoint(Cont);
+  }
+
   /// `assert(c)`: if some active lane fails, report it through the runtime.
   void assertOp(ir::Op &O) {
     llvm::Value *C = val(O.Operands[0]);
@@ -993,6 +1258,8 @@ private:
   void load(ir::Op &O) {
     ir::Value *Addr = O.Operands[0];
     const Type *T = O.result()->Ty;
+    if (isWarpSlotAddress(Addr))
+      warpSync();
     if (!Addr->Ty->isVarying()) {
       llvm::Type *MT = llvmType(T, true);
       set(O, fromMemory(B.CreateAlignedLoad(MT, val(Addr), alignOf(MT)), T));
@@ -1000,11 +1267,122 @@ private:
     }
     // Gather: one pointer per lane, only the active lanes read.
     const Type *Elt = Addr->Ty->getPointee();
-    if (!Elt->isScalar())
-      return (void)unsupported(O, "loading a '" + Elt->toString() + "' through a varying pointer");
-    llvm::Type *MT = llvmType(T, true);
-    llvm::Value *G = Lanes->gather(MT, val(Addr), alignOf(llvmType(Elt, true)), mask(O));
+    llvm::Value *G = gatherObject(val(Addr), Elt, mask(O));
+    if (!G)
+      return uniformMemberThroughVaryingPointer(O, "load", Elt);
     set(O, fromMemory(G, T));
+  }
+
+  /// The name of a member declared uniform in the struct `T` (or in the
+  /// structs and arrays it holds), empty if none.
+  std::string uniformMember(const Type *T) {
+    if (T->isArray())
+      return uniformMember(T->getElementType());
+    if (!T->isStruct())
+      return "";
+    for (const FieldDecl &F : T->getStructDecl()->Fields) {
+      const Type *FT = IRM.Types.memberType(F.Ty, Variability::Varying);
+      if (!FT->isVarying())
+        return F.Name;
+      if (std::string Inner = uniformMember(FT); !Inner.empty())
+        return F.Name + "." + Inner;
+    }
+    return "";
+  }
+
+  /// A whole struct with a uniform member cannot go through per-lane
+  /// pointers: that member has one value per struct, and the lanes may
+  /// address different structs (ISPC refuses it as well).
+  void uniformMemberThroughVaryingPointer(ir::Op &O, const char *Verb, const Type *Pointee) {
+    Diags.error(O.Loc, std::string("cannot ") + Verb + " a whole '" + Pointee->toString() +
+                           "' through a varying pointer: its member '" + uniformMember(Pointee) +
+                           "' is uniform; access the members one by one");
+    if (O.result())
+      set(O, llvm::PoisonValue::get(llvmType(O.result()->Ty)));
+  }
+
+  /// Per-lane addresses of each lane's own element of the varying scalar
+  /// objects at `Ptrs` (lane l's element of a `<W x T>` object sits at offset
+  /// l; on NVPTX a thread's varying object holds only its own lane).
+  llvm::Value *ownLaneAddr(llvm::Value *Ptrs, const Type *VaryingScalar) {
+    if (Target.isGPU())
+      return Ptrs;
+    return B.CreateGEP(scalarType(VaryingScalar, /*InMemory=*/true), Ptrs, Lanes->laneIndex64());
+  }
+
+  /// The object of type `Pointee` at each lane's address in `Ptrs`, read on
+  /// the lanes of `Mask`, as the varying value in memory form: a uniform
+  /// object is read whole by each lane; of a varying object each lane reads
+  /// its own lane (ISPC's varying pointer to varying data). Structs and arrays
+  /// go member by member. Null if a member declared uniform would have to
+  /// hold a different value in each lane.
+  llvm::Value *gatherObject(llvm::Value *Ptrs, const Type *Pointee, llvm::Value *Mask) {
+    const Type *Result = IRM.Types.withVariability(Pointee, Variability::Varying);
+    if (Pointee->isStruct()) {
+      llvm::Type *ST = llvmType(Pointee, true);
+      llvm::Value *R = llvm::PoisonValue::get(llvmType(Result, true));
+      const auto &Fields = Pointee->getStructDecl()->Fields;
+      for (unsigned I = 0; I < Fields.size(); ++I) {
+        const Type *FT = IRM.Types.memberType(Fields[I].Ty, Pointee->getVariability());
+        if (!IRM.Types.memberType(Fields[I].Ty, Variability::Varying)->isVarying())
+          return nullptr;
+        llvm::Value *F =
+            gatherObject(B.CreateGEP(ST, Ptrs, {B.getInt32(0), B.getInt32(I)}), FT, Mask);
+        if (!F)
+          return nullptr;
+        R = B.CreateInsertValue(R, F, I);
+      }
+      return R;
+    }
+    if (Pointee->isArray()) {
+      llvm::Type *AT = llvmType(Pointee, true);
+      llvm::Value *R = llvm::PoisonValue::get(llvmType(Result, true));
+      for (unsigned I = 0; I < Pointee->getArraySize(); ++I) {
+        llvm::Value *E = gatherObject(B.CreateGEP(AT, Ptrs, {B.getInt32(0), B.getInt32(I)}),
+                                      Pointee->getElementType(), Mask);
+        if (!E)
+          return nullptr;
+        R = B.CreateInsertValue(R, E, I);
+      }
+      return R;
+    }
+    if (Pointee->isVarying())
+      Ptrs = ownLaneAddr(Ptrs, Pointee);
+    llvm::Type *Scalar = scalarType(Pointee, /*InMemory=*/true);
+    return Lanes->gather(llvmType(Result, true), Ptrs, alignOf(Scalar), Mask);
+  }
+
+  /// Writes the varying `Data` (memory form) to the objects of type `Pointee`
+  /// at each lane's address, on the lanes of `Mask`: the mirror of
+  /// gatherObject. False if a member declared uniform would get one value per
+  /// lane.
+  bool scatterObject(llvm::Value *Data, llvm::Value *Ptrs, const Type *Pointee, llvm::Value *Mask) {
+    if (Pointee->isStruct()) {
+      llvm::Type *ST = llvmType(Pointee, true);
+      const auto &Fields = Pointee->getStructDecl()->Fields;
+      for (unsigned I = 0; I < Fields.size(); ++I) {
+        const Type *FT = IRM.Types.memberType(Fields[I].Ty, Pointee->getVariability());
+        if (!IRM.Types.memberType(Fields[I].Ty, Variability::Varying)->isVarying())
+          return false;
+        if (!scatterObject(B.CreateExtractValue(Data, I),
+                           B.CreateGEP(ST, Ptrs, {B.getInt32(0), B.getInt32(I)}), FT, Mask))
+          return false;
+      }
+      return true;
+    }
+    if (Pointee->isArray()) {
+      llvm::Type *AT = llvmType(Pointee, true);
+      for (unsigned I = 0; I < Pointee->getArraySize(); ++I)
+        if (!scatterObject(B.CreateExtractValue(Data, I),
+                           B.CreateGEP(AT, Ptrs, {B.getInt32(0), B.getInt32(I)}),
+                           Pointee->getElementType(), Mask))
+          return false;
+      return true;
+    }
+    if (Pointee->isVarying())
+      Ptrs = ownLaneAddr(Ptrs, Pointee);
+    Lanes->scatter(Data, Ptrs, alignOf(scalarType(Pointee, /*InMemory=*/true)), Mask);
+    return true;
   }
 
   /// Stores the active lanes of a varying value of type `T` (in memory form)
@@ -1074,6 +1452,12 @@ private:
     llvm::Value *Ptr = val(Addr), *Data = toMemory(val(V), T);
     if (!Addr->Ty->isVarying()) {
       llvm::Type *MT = Data->getType();
+      if (isWarpSlotAddress(Addr)) {
+        warpSync();
+        B.CreateAlignedStore(Data, Ptr, alignOf(MT));
+        warpSync();
+        return;
+      }
       if (!T->isVarying() || !O.Mask) {
         B.CreateAlignedStore(Data, Ptr, alignOf(MT));
         return;
@@ -1084,9 +1468,13 @@ private:
     }
     // Scatter: each active lane writes its own address.
     const Type *Elt = Addr->Ty->getPointee();
-    if (!Elt->isScalar())
-      return (void)unsupported(O, "storing a '" + Elt->toString() + "' through a varying pointer");
-    Lanes->scatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
+    bool IntoWarpSlot = isWarpSlotAddress(Addr);
+    if (IntoWarpSlot)
+      warpSync();
+    if (!scatterObject(Data, Ptr, Elt, mask(O)))
+      uniformMemberThroughVaryingPointer(O, "store", Elt);
+    if (IntoWarpSlot)
+      warpSync();
   }
 
   void elementAddr(ir::Op &O) {
@@ -1102,13 +1490,7 @@ private:
     if (Idx->getType()->isVectorTy() && !Ptr->getType()->isVectorTy())
       Ptr = splat(Ptr);
     llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
-    llvm::Value *Addr = B.CreateGEP(EltTy, Ptr, Idx);
-    // Into varying data by lane: lane l's element sits at offset l in the
-    // vector its index picked.
-    // (On NVPTX each thread holds only its own lane: no offset.)
-    if (EltTy->isVectorTy() && !O.result()->Ty->getPointee()->isVarying())
-      Addr = B.CreateGEP(EltTy->getScalarType(), Addr, Lanes->laneIndex64());
-    set(O, Addr);
+    set(O, B.CreateGEP(EltTy, Ptr, Idx));
   }
 
   void call(ir::Op &O) {
@@ -1129,15 +1511,60 @@ private:
       const Type *FnTy = O.Operands[0]->Ty->getPointee();
       for (const Type *P : FnTy->getParamTypes())
         Params.push_back(llvmType(P));
-      FC = llvm::FunctionCallee(
-          llvm::FunctionType::get(llvmType(FnTy->getReturnType()), Params, false),
-          val(O.Operands[0]));
+      auto *FT = llvm::FunctionType::get(llvmType(FnTy->getReturnType()), Params, false);
+      if (O.Operands[0]->Ty->isVarying())
+        return callVaryingPointer(O, FT);
+      FC = llvm::FunctionCallee(FT, val(O.Operands[0]));
       Args.push_back(mask(O));
       First = 1;
     }
     for (size_t I = First; I < O.Operands.size(); ++I)
       Args.push_back(val(O.Operands[I]));
     set(O, B.CreateCall(FC, Args));
+  }
+
+  /// A call through a varying function pointer (ISPC's semantics): while some
+  /// lane of the call's mask is left, take the pointer of the first such lane
+  /// and call it once, uniformly, with the lanes holding that same pointer as
+  /// its mask; each lane's result comes from its own callee. On NVPTX the
+  /// whole warp takes part in every call, so the callee may vote and shuffle.
+  void callVaryingPointer(ir::Op &O, llvm::FunctionType *FT) {
+    llvm::Value *Ptrs = val(O.Operands[0]);
+    std::vector<llvm::Value *> Args = {nullptr};
+    for (size_t I = 1; I < O.Operands.size(); ++I)
+      Args.push_back(val(O.Operands[I]));
+    const Type *ResultTy = O.result() ? O.result()->Ty : nullptr;
+    llvm::Value *ResultSlot = nullptr;
+    if (ResultTy) {
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      ResultSlot = Entry.CreateAlloca(FT->getReturnType(), nullptr, "fnptr.result");
+      B.CreateStore(llvm::PoisonValue::get(FT->getReturnType()), ResultSlot);
+    }
+    llvm::BasicBlock *Before = B.GetInsertBlock();
+    auto *Head = llvm::BasicBlock::Create(Ctx, "fnptr.next", Fn);
+    auto *Body = llvm::BasicBlock::Create(Ctx, "fnptr.call", Fn);
+    auto *Done = llvm::BasicBlock::Create(Ctx, "fnptr.done", Fn);
+    llvm::Value *Entry = mask(O);
+    B.CreateBr(Head);
+    B.SetInsertPoint(Head);
+    llvm::PHINode *Left = B.CreatePHI(maskType(), 2, "fnptr.left");
+    Left->addIncoming(Entry, Before);
+    B.CreateCondBr(Lanes->any(Left), Body, Done);
+    B.SetInsertPoint(Body);
+    llvm::Value *FirstLane = B.CreateZExtOrTrunc(
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Lanes->bits(Left), B.getTrue()),
+        B.getInt32Ty());
+    llvm::Value *Callee = Lanes->extract(Ptrs, FirstLane);
+    llvm::Value *Same = B.CreateAnd(Left, B.CreateICmpEQ(Ptrs, splat(Callee)));
+    Args[0] = Same;
+    llvm::Value *R = B.CreateCall(llvm::FunctionCallee(FT, Callee), Args);
+    if (ResultTy)
+      storeActiveLanes(ResultSlot, R, ResultTy, Same, /*IsSlot=*/true);
+    Left->addIncoming(B.CreateAnd(Left, B.CreateNot(Same)), B.GetInsertBlock());
+    B.CreateBr(Head);
+    B.SetInsertPoint(Done);
+    if (ResultTy)
+      set(O, B.CreateLoad(FT->getReturnType(), ResultSlot));
   }
 
   /// A standard library prototype: a target hook (backend/StdlibHooks.cpp).
@@ -1214,6 +1641,10 @@ private:
   llvm::Function *Fn = nullptr;
   ir::Function *CurIR = nullptr;
   llvm::BasicBlock *AllocaIP = nullptr;
+  WarpFrameLayout WarpFrames;
+  std::map<std::string, llvm::Value *> CStrings; ///< print/assert texts on NVPTX
+  llvm::GlobalVariable *WarpFramesGV = nullptr;
+  llvm::Value *WarpRegion = nullptr;  ///< this warp's frames in the current function (NVPTX)
   llvm::Value *LaunchGroup = nullptr; ///< the current function's launch group slot
   std::map<ir::Function *, llvm::Function *> TaskEntries;
   llvm::DenseMap<ir::Value *, llvm::Value *> Values;

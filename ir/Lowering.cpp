@@ -191,6 +191,11 @@ private:
     if (auto *L = dyn_cast<InitListExpr>(E)) {
       for (Expr *El : L->Elements)
         constantInit(El, G);
+    } else if (std::optional<int64_t> Folded =
+                   E->Ty && E->Ty->isInteger() && !isa<IntegerLiteral>(E) ? foldInteger(E)
+                                                                          : std::nullopt) {
+      G.InitInt.push_back(Negate ? -*Folded : *Folded);
+      G.InitFloat.push_back(static_cast<double>(Negate ? -*Folded : *Folded));
     } else if (auto *I = dyn_cast<IntegerLiteral>(E)) {
       int64_t V = static_cast<int64_t>(I->Value);
       G.InitInt.push_back(Negate ? -V : V);
@@ -204,6 +209,100 @@ private:
     } else {
       Diags.error(E->Loc, "global initializer is not a constant the code generator handles yet");
     }
+  }
+
+  /// An integer constant expression of a global initializer (`programCount *
+  /// 2`, `K + 1` with K a const global), folded with C's wrap-around in the
+  /// expression's type; nullopt when it is not one.
+  std::optional<int64_t> foldInteger(Expr *E) {
+    auto Wrap = [&](int64_t V) -> std::optional<int64_t> {
+      if (!E->Ty || !(E->Ty->isInteger() || E->Ty->isEnum() || E->Ty->isBool()))
+        return std::nullopt;
+      unsigned Bits = E->Ty->isBool() ? 1 : E->Ty->getBitWidth();
+      if (Bits >= 64)
+        return V;
+      uint64_t Mask = (uint64_t(1) << Bits) - 1, U = uint64_t(V) & Mask;
+      if (E->Ty->isSignedInteger() && ((U >> (Bits - 1)) & 1))
+        U |= ~Mask;
+      return static_cast<int64_t>(U);
+    };
+    if (auto *I = dyn_cast<IntegerLiteral>(E))
+      return Wrap(static_cast<int64_t>(I->Value));
+    if (auto *Bl = dyn_cast<BoolLiteral>(E))
+      return Bl->Value ? 1 : 0;
+    if (auto *IC = dyn_cast<ImplicitCastExpr>(E)) {
+      std::optional<int64_t> V = foldInteger(IC->Operand);
+      return V ? Wrap(*V) : std::nullopt;
+    }
+    if (auto *C = dyn_cast<CastExpr>(E)) {
+      std::optional<int64_t> V = foldInteger(C->Operand);
+      return V ? Wrap(*V) : std::nullopt;
+    }
+    if (auto *DR = dyn_cast<DeclRefExpr>(E)) {
+      if (auto *EC = dyn_cast_or_null<EnumConstantDecl>(DR->D))
+        return EC->Resolved;
+      auto *V = dyn_cast_or_null<VarDecl>(DR->D);
+      if (V && V->Builtin == BuiltinVar::ProgramCount)
+        return static_cast<int64_t>(Target.GangWidth);
+      if (V && V->IsGlobal && V->Ty && V->Ty->isConst() && V->Init)
+        return foldInteger(V->Init);
+      return std::nullopt;
+    }
+    if (auto *U = dyn_cast<UnaryExpr>(E)) {
+      std::optional<int64_t> V = foldInteger(U->Operand);
+      if (!V)
+        return std::nullopt;
+      uint64_t X = static_cast<uint64_t>(*V);
+      switch (U->Op) {
+      case UnaryOp::Plus:
+        return Wrap(*V);
+      case UnaryOp::Minus:
+        return Wrap(static_cast<int64_t>(0 - X));
+      case UnaryOp::BitNot:
+        return Wrap(static_cast<int64_t>(~X));
+      case UnaryOp::Not:
+        return *V == 0 ? 1 : 0;
+      default:
+        return std::nullopt;
+      }
+    }
+    if (auto *Bin = dyn_cast<BinaryExpr>(E)) {
+      std::optional<int64_t> L = foldInteger(Bin->LHS), R = foldInteger(Bin->RHS);
+      if (!L || !R)
+        return std::nullopt;
+      uint64_t A = static_cast<uint64_t>(*L), C = static_cast<uint64_t>(*R);
+      bool Unsigned = Bin->LHS->Ty && Bin->LHS->Ty->isUnsignedInteger();
+      switch (Bin->Op) {
+      case BinaryOp::Add:
+        return Wrap(static_cast<int64_t>(A + C));
+      case BinaryOp::Sub:
+        return Wrap(static_cast<int64_t>(A - C));
+      case BinaryOp::Mul:
+        return Wrap(static_cast<int64_t>(A * C));
+      case BinaryOp::Div:
+      case BinaryOp::Rem:
+        if (*R == 0 || (*L == INT64_MIN && *R == -1))
+          return std::nullopt;
+        if (Unsigned)
+          return Wrap(static_cast<int64_t>(Bin->Op == BinaryOp::Div ? A / C : A % C));
+        return Wrap(Bin->Op == BinaryOp::Div ? *L / *R : *L % *R);
+      case BinaryOp::Shl:
+        return C < 64 ? Wrap(static_cast<int64_t>(A << C)) : std::nullopt;
+      case BinaryOp::Shr:
+        if (C >= 64)
+          return std::nullopt;
+        return Wrap(Unsigned ? static_cast<int64_t>(A >> C) : (*L >> C));
+      case BinaryOp::BitAnd:
+        return Wrap(static_cast<int64_t>(A & C));
+      case BinaryOp::BitOr:
+        return Wrap(static_cast<int64_t>(A | C));
+      case BinaryOp::BitXor:
+        return Wrap(static_cast<int64_t>(A ^ C));
+      default:
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
   }
 
   std::map<std::string, Function *> FunctionsBySymbol;
@@ -229,9 +328,11 @@ Value *FunctionLowering::unsupportedAddress(Expr *E, const std::string &What) {
 Value *FunctionLowering::decayedBase(Expr *Base) {
   if (!Base->Ty || !Base->Ty->isArray())
     return rvalue(Base);
+  // The element type comes from the address: sema types `a[i]` of a uniform
+  // array `a` with a varying `i` as varying, but the data stays uniform.
   Value *A = address(Base);
-  Op *O = B.create(OpCode::Convert,
-                   B.types().getPointer(Base->Ty->getElementType(), A->Ty->getVariability()), {A});
+  const Type *Elt = A->Ty->getPointee()->getElementType();
+  Op *O = B.create(OpCode::Convert, B.types().getPointer(Elt, A->Ty->getVariability()), {A});
   O->Cast = CastKind::ArrayToPointer;
   return O->result();
 }
@@ -634,17 +735,13 @@ Value *FunctionLowering::address(Expr *E) {
     Value *Index = rvalue(I->Index);
     if (!Base->Ty->isPointer())
       return unsupportedAddress(E, "this subscript");
+    // A varying index gives one address per lane; into varying data each
+    // lane's address names the whole varying element, and loads and stores
+    // through it touch that lane's own part (ISPC's varying pointer to
+    // varying data).
     bool Varying = Base->Ty->isVarying() || Index->Ty->isVarying();
-    const Type *Elt = Base->Ty->getPointee();
-    // Varying indices into varying data: each lane addresses its own element of
-    // the element its index picks, a pointer to a uniform value per lane.
-    if (Varying && Elt->isVarying()) {
-      if (Base->Ty->isVarying())
-        return unsupportedAddress(E, "a varying pointer to varying data");
-      Elt = B.types().withVariability(Elt, Variability::Uniform);
-    }
-    const Type *PtrTy =
-        B.types().getPointer(Elt, Varying ? Variability::Varying : Variability::Uniform);
+    const Type *PtrTy = B.types().getPointer(Base->Ty->getPointee(),
+                                             Varying ? Variability::Varying : Variability::Uniform);
     return B.create(OpCode::ElementAddr, PtrTy, {Base, Index})->result();
   }
   case Expr::MemberExprKind: {
