@@ -75,7 +75,6 @@ void checkBookFilter() {
   }
 }
 
-
 // Compares two vectors of any element type exactly (the float scores bit for bit).
 template <typename T>
 void compareAll(const std::string &What, int Tasks, const std::vector<T> &Want,
@@ -162,8 +161,7 @@ void checkComponents() {
         while (Changed[0]) {
           Changed[0] = 0;
           (Crev ? spmd::cc_sweep_crev_tasks : spmd::cc_sweep_par_tasks)(
-              Tasks, G.Offsets.data(), G.Edges.data(), G.Vertices, Labels.data(),
-              Changed.data());
+              Tasks, G.Offsets.data(), G.Edges.data(), G.Vertices, Labels.data(), Changed.data());
         }
         compareAll("components " + std::to_string(G.Vertices) + " vertices " +
                        (Crev ? "CREV" : "PAR"),
