@@ -2,6 +2,7 @@
 #include "backend/CodeGen.h"
 
 #include "backend/ContiguousMemoryOps.h"
+#include "backend/WarpVoteSimplify.h"
 #include "frontend/Diagnostics.h"
 
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -38,12 +39,21 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   if (Level == llvm::OptimizationLevel::O0)
     return;
   // Our own clean-up once LLVM has exposed the address patterns: contiguous
-  // gathers/scatters become vector loads/stores, then instcombine folds
-  // all-on masks away.
+  // gathers/scatters become vector loads/stores, redundant warp votes go
+  // (NVPTX), then instcombine folds all-on masks away and simplifycfg the
+  // branches on votes that became constants.
   llvm::FunctionPassManager FPM;
   FPM.addPass(ContiguousMemoryOpsPass());
+  FPM.addPass(WarpVoteSimplifyPass());
   FPM.addPass(llvm::InstCombinePass());
   FPM.addPass(llvm::SimplifyCFGPass());
+  // On NVPTX a second round: simplifycfg has turned the transform's
+  // `if (any(m)) { mask updates }` into selects on the vote, which go now.
+  if (TM.getTargetTriple().isNVPTX()) {
+    FPM.addPass(WarpVoteSimplifyPass());
+    FPM.addPass(llvm::InstCombinePass());
+    FPM.addPass(llvm::SimplifyCFGPass());
+  }
   llvm::ModulePassManager Cleanup;
   Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
   Cleanup.run(M, MAM);

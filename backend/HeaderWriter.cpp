@@ -9,6 +9,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <set>
 
 namespace spmdc {
@@ -147,6 +148,44 @@ std::string hostParamType(HeaderWriter &W, const Type *T, const std::string &Nam
   return W.cType(T, Name);
 }
 
+/// A fused kernel's parameters and launcher: the grid is the larger side's
+/// block count, each block 32 * (gA + gB + ...) threads (docs/hfuse.md).
+std::string fusedKernelLauncher(HeaderWriter &W, const ir::FusedKernel &FK) {
+  const ir::Function &F = *FK.Entry;
+  const std::string &K = F.Symbol;
+  std::string Sides, Gangs;
+  for (size_t I = 0; I < FK.Sides.size(); ++I) {
+    Sides += (I ? ", " : "") + FK.Sides[I];
+    Gangs += (I ? ", " : "") + std::to_string(FK.Gangs[I]);
+  }
+  std::string Body = "/* Kernel '" + K + "': horizontal fusion of " + Sides + " with " + Gangs +
+                     " warps per block each. */\n";
+  Body += "static const char *const spmd_" + K + "_name = \"" + K + "\";\n";
+  Body +=
+      "enum { spmd_" + K + "_threads_per_block = " + std::to_string(FK.ThreadsPerBlock) + " };\n";
+  Body += "typedef struct spmd_" + K + "_params {\n";
+  std::string Args;
+  size_t First = F.HasMaskParam ? 1 : 0;
+  for (size_t I = First; I < F.Params.size(); ++I) {
+    const std::string &N = F.Params[I]->NameHint;
+    Body += "  " + hostParamType(W, F.Params[I]->Ty, N) + ";\n";
+    Args += std::string(Args.empty() ? "" : ", ") + "&p->" + N;
+  }
+  Body += "} spmd_" + K + "_params;\n";
+  std::string Grid = "p->blocks_" + FK.Sides[0];
+  for (size_t I = 1; I < FK.Sides.size(); ++I)
+    Grid = "(" + Grid + " > p->blocks_" + FK.Sides[I] + " ? " + Grid + " : p->blocks_" +
+           FK.Sides[I] + ")";
+  Body += "static inline CUresult spmd_launch_" + K + "(CUfunction kernel, CUstream stream, spmd_" +
+          K + "_params *p) {\n";
+  Body += "  int32_t grid = " + Grid + ";\n";
+  Body += "  void *args[] = {" + Args + "};\n";
+  Body += "  if (grid <= 0)\n    return CUDA_SUCCESS;\n";
+  Body += "  return cuLaunchKernel(kernel, (unsigned)grid, 1, 1, spmd_" + K +
+          "_threads_per_block, 1, 1, 0, stream, args, NULL);\n}\n\n";
+  return Body;
+}
+
 } // namespace
 
 bool writeHostHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &Diags) {
@@ -158,11 +197,18 @@ bool writeHostHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &D
   }
   HeaderWriter W(Diags);
   std::string Body;
+  std::map<const ir::Function *, const ir::FusedKernel *> Fused;
+  for (const ir::FusedKernel &FK : M.FusedKernels)
+    Fused[FK.Entry] = &FK;
   for (auto &F : M.Functions) {
     bool Kernel =
         (F->flags().Export || F->flags().Task) && F->Body && F->Ty->getReturnType()->isVoid();
     if (!Kernel)
       continue;
+    if (auto It = Fused.find(F.get()); It != Fused.end()) {
+      Body += fusedKernelLauncher(W, *It->second);
+      continue;
+    }
     const std::string &K = F->Symbol;
     Body += "/* Kernel '" + K + "': one gang per warp; taskIndex is the global warp index. */\n";
     Body += "static const char *const spmd_" + K + "_name = \"" + K + "\";\n";

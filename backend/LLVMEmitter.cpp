@@ -9,6 +9,7 @@
 #include "backend/LaneOps.h"
 #include "backend/StdlibHooks.h"
 #include "backend/TargetInfo.h"
+#include "backend/WarpFrames.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "ir/IR.h"
@@ -33,8 +34,9 @@
 
 namespace spmdc {
 
-std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const TargetInfo &Target, unsigned OptLevel, DiagnosticEngine &Diags) {
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Target,
+                                                         unsigned OptLevel, DiagnosticEngine &Diags,
+                                                         bool ContractFMA) {
   llvm::InitializeAllTargetInfos();
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
@@ -61,6 +63,12 @@ createTargetMachine(const TargetInfo &Target, unsigned OptLevel, DiagnosticEngin
     return nullptr;
   }
   llvm::TargetOptions Options;
+  // NVPTX contracts a*b+c into fma, as nvcc and clang -x cuda do: one rounding
+  // instead of two, in one instruction. x86 never does (LLVM's default, no
+  // `contract` flags): SSE4 has no fma, and every x86 target must compute
+  // the same bits.
+  if (Target.isGPU() && ContractFMA)
+    Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   auto Level = OptLevel == 0   ? llvm::CodeGenOptLevel::None
                : OptLevel == 1 ? llvm::CodeGenOptLevel::Less
                : OptLevel == 2 ? llvm::CodeGenOptLevel::Default
@@ -91,6 +99,8 @@ public:
     // like the user's; those without are target hooks (stdlibCall).
     // Only the stdlib bodies the program reaches: the prelude defines many.
     std::set<ir::Function *> Used = reachableFunctions();
+    if (Target.isGPU() && !declareWarpFrames(Used))
+      return nullptr;
     for (auto &F : IRM.Functions)
       if ((!F->IsStdlib || F->Body) && Used.count(F.get()))
         declareFunction(*F);
@@ -250,6 +260,63 @@ private:
     Globals[&G] = new llvm::GlobalVariable(*Mod, T, G.Ty->isConst(), Linkage, Init, G.Name);
   }
 
+  /// NVPTX: the per-warp shared-memory frames of the uniform locals whose
+  /// address escapes (backend/WarpFrames.h), one region per warp of a block.
+  bool declareWarpFrames(const std::set<ir::Function *> &Used) {
+    const llvm::DataLayout &DL = Mod->getDataLayout();
+    uint64_t SharedBytes = 0;
+    for (auto &[G, GV] : Globals)
+      if (G->IsShared)
+        SharedBytes += DL.getTypeAllocSize(GV->getValueType());
+    constexpr uint64_t StaticSharedLimit = 48 * 1024; // per block, without opt-in
+    auto SizeAlign = [&](const Type *T) {
+      llvm::Type *LT = llvmType(T, true);
+      return std::make_pair(DL.getTypeAllocSize(LT).getFixedValue(),
+                            DL.getABITypeAlign(LT).value());
+    };
+    if (!layoutWarpFrames(IRM, Used, SizeAlign,
+                          SharedBytes < StaticSharedLimit ? StaticSharedLimit - SharedBytes : 0,
+                          Diags, WarpFrames))
+      return false;
+    if (!WarpFrames.BytesPerWarp)
+      return true;
+    auto *T = llvm::ArrayType::get(B.getInt8Ty(), WarpFrames.BytesPerWarp * MaxWarpsPerBlock);
+    WarpFramesGV = new llvm::GlobalVariable(*Mod, T, false, llvm::GlobalValue::InternalLinkage,
+                                            llvm::UndefValue::get(T), "__spmdc_warp_frames",
+                                            nullptr, llvm::GlobalValue::NotThreadLocal, 3u);
+    WarpFramesGV->setAlignment(llvm::Align(16));
+    return true;
+  }
+
+  /// This warp's region of the frames (in the entry block): the warp's index
+  /// in its block from the linear thread index, times the region size.
+  llvm::Value *warpRegion() {
+    using namespace llvm::Intrinsic;
+    llvm::Value *Tid =
+        B.CreateAdd(sreg(nvvm_read_ptx_sreg_tid_x),
+                    B.CreateMul(sreg(nvvm_read_ptx_sreg_ntid_x),
+                                B.CreateAdd(sreg(nvvm_read_ptx_sreg_tid_y),
+                                            B.CreateMul(sreg(nvvm_read_ptx_sreg_ntid_y),
+                                                        sreg(nvvm_read_ptx_sreg_tid_z)))));
+    llvm::Value *Warp = B.CreateZExt(B.CreateLShr(Tid, 5), B.getInt64Ty());
+    return B.CreateGEP(B.getInt8Ty(), WarpFramesGV,
+                       B.CreateMul(Warp, B.getInt64(WarpFrames.BytesPerWarp)), "warp.frame");
+  }
+
+  /// A local's slot in this warp's region, as a generic pointer.
+  llvm::Value *warpSlot(uint64_t Offset) {
+    llvm::Value *P = B.CreateConstGEP1_64(B.getInt8Ty(), WarpRegion, Offset);
+    return B.CreateAddrSpaceCast(P, B.getPtrTy());
+  }
+
+  /// bar.warp.sync around accesses to a warp slot: what one lane wrote (also
+  /// through an escaped pointer, e.g. an atomic) is seen by all lanes after it,
+  /// and no lane overwrites a slot another lane has still to read.
+  void warpSync() {
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {B.getInt32(0xffffffffu)});
+  }
+  bool isWarpSlotAddress(ir::Value *Addr) const { return WarpFrames.SlotAddresses.count(Addr); }
+
   llvm::Constant *constantInit(ir::Global &G, llvm::Type *T) {
     size_t Next = 0;
     std::function<llvm::Constant *(llvm::Type *)> Build = [&](llvm::Type *Ty) -> llvm::Constant * {
@@ -334,6 +401,7 @@ private:
     auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", Fn);
     AllocaIP = Entry;
     B.SetInsertPoint(Entry);
+    WarpRegion = WarpFrames.HasSlots.count(&F) ? warpRegion() : nullptr;
     for (size_t I = 0; I < F.Params.size(); ++I) {
       Values[F.Params[I].get()] = Fn->getArg(I);
       Fn->getArg(I)->setName(F.Params[I]->NameHint);
@@ -445,6 +513,11 @@ private:
       set(O, B.getInt64(Mod->getDataLayout().getTypeAllocSize(llvmType(O.VarType, true))));
       return;
     case OpCode::Var: {
+      auto Slot = WarpFrames.SlotOffset.find(O.result());
+      if (Slot != WarpFrames.SlotOffset.end()) {
+        set(O, warpSlot(Slot->second));
+        return;
+      }
       llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
       set(O, Entry.CreateAlloca(llvmType(O.VarType, true), nullptr, O.result()->NameHint));
       return;
@@ -525,13 +598,9 @@ private:
       set(O, Lanes->insert(val(O.Operands[0]), val(O.Operands[1]), val(O.Operands[2])));
       return;
     case OpCode::Print:
-      if (Target.isGPU())
-        return (void)unsupported(O, "'print'");
-      return print(O);
+      return Target.isGPU() ? printGPU(O) : print(O);
     case OpCode::Assert:
-      if (Target.isGPU())
-        return (void)unsupported(O, "'assert'");
-      return assertOp(O);
+      return Target.isGPU() ? assertGPU(O) : assertOp(O);
     case OpCode::Launch:
       if (Target.isGPU())
         return Diags.error(O.Loc, "'launch' is not available on NVPTX: launch the task's kernel "
@@ -539,6 +608,9 @@ private:
       return launch(O);
     case OpCode::Sync:
       emitSync();
+      return;
+    case OpCode::PartialBarrier:
+      Lanes->partialBarrier(static_cast<unsigned>(O.Imm), static_cast<unsigned>(O.BarrierThreads));
       return;
     case OpCode::Crev:
     case OpCode::Foreach:
@@ -647,6 +719,12 @@ private:
     auto *K = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
                                      llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
     K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    // A fused kernel's block size is fixed by its partition; .maxnreg bounds
+    // its registers when the user (or the tuner) asks for it.
+    if (F.ThreadsPerBlock)
+      K->addFnAttr("nvvm.maxntid", std::to_string(F.ThreadsPerBlock));
+    if (F.MaxNReg)
+      K->addFnAttr("nvvm.maxnreg", std::to_string(F.MaxNReg));
     // The body must not clash with the kernel's name.
     Body->setName(F.Symbol + "___body");
     Body->setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -826,6 +904,193 @@ private:
         {B.CreateGlobalString(O.Text), B.CreateGlobalString(Types), B.getInt32(W), Bits, Args});
   }
 
+  //===--------------------------------------------------------------------===//
+  // print and assert on NVPTX: the driver's vprintf, once per warp
+  //===--------------------------------------------------------------------===//
+
+  /// `int vprintf(const char *format, void *args)`: the CUDA driver's printf;
+  /// `args` is a buffer of the promoted arguments, each at its natural alignment.
+  llvm::FunctionCallee vprintf() {
+    return runtimeFn("vprintf", B.getInt32Ty(), {B.getPtrTy(), B.getPtrTy()});
+  }
+
+  /// A constant C string, one global per distinct text.
+  llvm::Value *cString(const std::string &Text) {
+    auto It = CStrings.find(Text);
+    if (It != CStrings.end())
+      return It->second;
+    return CStrings[Text] = B.CreateGlobalString(Text, ".str");
+  }
+
+  /// The printf conversion and the promoted value of one lane's (or a
+  /// uniform) value of type T, as the x86 runtime prints it (runtime/Print.cpp).
+  std::pair<std::string, llvm::Value *> printfScalar(const Type *T, llvm::Value *X) {
+    if (T->isBool())
+      return {"%s", B.CreateSelect(X, cString("true"), cString("false"))};
+    if (T->isFloatingPoint())
+      return {"%f", B.CreateFPExt(X, B.getDoubleTy())};
+    if (T->isPointer())
+      return {"%p", X};
+    if (T->getBitWidth() == 64)
+      return {T->isUnsignedInteger() ? "%llu" : "%lld", X};
+    return {T->isUnsignedInteger() ? "%u" : "%d",
+            B.CreateIntCast(X, B.getInt32Ty(), !T->isUnsignedInteger())};
+  }
+
+  static std::string escapePrintf(const std::string &Text) {
+    std::string R;
+    for (char C : Text) {
+      R += C;
+      if (C == '%')
+        R += '%';
+    }
+    return R;
+  }
+
+  /// Runs `Body` in one lane of the warp, `Lane` (a uniform i32): after the
+  /// shuffles every lane took part in, one thread writes the output.
+  void inOneLane(llvm::Value *Lane, const std::function<void()> &Body) {
+    auto *Then = llvm::BasicBlock::Create(Ctx, "one.lane", Fn);
+    auto *Join = llvm::BasicBlock::Create(Ctx, "one.lane.join", Fn);
+    B.CreateCondBr(B.CreateICmpEQ(Lanes->laneIndex(), Lane), Then, Join);
+    B.SetInsertPoint(Then);
+    Body();
+    B.CreateBr(Join);
+    B.SetInsertPoint(Join);
+  }
+
+  /// vprintf(Format, Args) with the arguments in a buffer in local memory.
+  void callVprintf(const std::string &Format, const std::vector<llvm::Value *> &Args) {
+    llvm::Value *Buffer = llvm::ConstantPointerNull::get(B.getPtrTy());
+    if (!Args.empty()) {
+      std::vector<llvm::Type *> Types;
+      for (llvm::Value *A : Args)
+        Types.push_back(A->getType());
+      auto *ST = llvm::StructType::get(Ctx, Types);
+      llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
+      Buffer = Entry.CreateAlloca(ST, nullptr, "printf.args");
+      for (unsigned I = 0; I < Args.size(); ++I)
+        B.CreateStore(Args[I], B.CreateStructGEP(ST, Buffer, I));
+    }
+    B.CreateCall(vprintf(), {cString(Format), Buffer});
+  }
+
+  /// The first set lane of a ballot (lane 0 when none is set).
+  llvm::Value *firstLane(llvm::Value *Bits) {
+    llvm::Value *First = B.CreateTrunc(
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, Bits, B.getFalse()), B.getInt32Ty());
+    return B.CreateSelect(B.CreateICmpEQ(Bits, B.getInt64(0)), B.getInt32(0), First);
+  }
+
+  /// The vprintf calls of one print: the driver's printf takes at most 32
+  /// arguments besides the format, so a long output is several calls, made in
+  /// order by the same thread.
+  struct PrintfCalls {
+    static constexpr size_t MaxArgs = 32;
+    std::vector<std::pair<std::string, std::vector<llvm::Value *>>> Calls{1};
+
+    void text(const std::string &Text) { Calls.back().first += escapePrintf(Text); }
+    void item(const std::string &Spec, const std::vector<llvm::Value *> &Args) {
+      if (Calls.back().second.size() + Args.size() > MaxArgs)
+        Calls.emplace_back();
+      Calls.back().first += Spec;
+      Calls.back().second.insert(Calls.back().second.end(), Args.begin(), Args.end());
+    }
+  };
+
+  void emitPrintfCalls(const PrintfCalls &P) {
+    for (const auto &[Format, Args] : P.Calls)
+      if (!Format.empty())
+        callVprintf(Format, Args);
+  }
+
+  /// `print` on NVPTX: ISPC's format (a varying value as `[a,b,...]`, an
+  /// inactive lane as `((x))`, a varying bool's inactive lane as `_________`),
+  /// built per warp: the lanes' values reach every thread by shuffles, then the
+  /// first active lane calls vprintf with formats made at compile time. A lane
+  /// of a varying number is `%s` + its conversion, the `%s` being the
+  /// separator with the previous lane's `))` and this lane's `((` as needed.
+  void printGPU(ir::Op &O) {
+    llvm::Value *Bits = Lanes->bits(mask(O));
+    PrintfCalls P;
+    size_t NextArg = 0;
+    for (char C : O.Text) {
+      if (C != '%') {
+        P.text(std::string(1, C));
+        continue;
+      }
+      if (NextArg == O.Operands.size()) {
+        P.text("%"); // more '%' than values: printed as themselves
+        continue;
+      }
+      ir::Value *V = O.Operands[NextArg++];
+      const Type *T = V->Ty;
+      llvm::Value *X = val(V);
+      if (!T->isVarying()) {
+        auto [Spec, A] = printfScalar(T, X);
+        P.item(Spec, {A});
+        continue;
+      }
+      P.text("[");
+      llvm::Value *PrevOff = B.getFalse();
+      for (unsigned Lane = 0; Lane < W; ++Lane) {
+        llvm::Value *Off = B.CreateNot(B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty()));
+        auto [Spec, A] = printfScalar(T, Lanes->extract(X, B.getInt32(Lane)));
+        if (T->isBool()) {
+          if (Lane)
+            P.text(",");
+          P.item("%s", {B.CreateSelect(Off, cString("_________"), A)});
+          continue;
+        }
+        std::string Comma = Lane ? "," : "";
+        llvm::Value *Open = B.CreateSelect(Off, cString(Comma + "(("), cString(Comma));
+        llvm::Value *CloseOpen =
+            B.CreateSelect(Off, cString("))" + Comma + "(("), cString("))" + Comma));
+        P.item("%s" + Spec, {B.CreateSelect(PrevOff, CloseOpen, Open), A});
+        PrevOff = Off;
+      }
+      if (!T->isBool())
+        P.item("%s", {B.CreateSelect(PrevOff, cString("))"), cString(""))});
+      P.text("]");
+    }
+    inOneLane(firstLane(Bits), [&] { emitPrintfCalls(P); });
+  }
+
+  /// `assert(c)` on NVPTX: when an active lane fails, the first failing lane
+  /// prints the x86 runtime's message (with the failing lanes) and calls the
+  /// driver's __assertfail, which ends the kernel with CUDA_ERROR_ASSERT.
+  void assertGPU(ir::Op &O) {
+    llvm::Value *Failing = B.CreateAnd(mask(O), B.CreateNot(val(O.Operands[0])));
+    llvm::Value *Bits = Lanes->bits(Failing);
+    auto *Fail = llvm::BasicBlock::Create(Ctx, "assert.fail", Fn);
+    auto *Cont = llvm::BasicBlock::Create(Ctx, "assert.ok", Fn);
+    B.CreateCondBr(B.CreateICmpNE(Bits, B.getInt64(0)), Fail, Cont);
+    B.SetInsertPoint(Fail);
+    llvm::Value *First = firstLane(Bits);
+    std::string File = O.Loc.File ? *O.Loc.File : "<unknown>";
+    inOneLane(First, [&] {
+      PrintfCalls P;
+      P.text(File + ":" + std::to_string(O.Loc.Line) + ": assertion failed: " + O.Text +
+             " (lanes ");
+      for (unsigned Lane = 0; Lane < W; ++Lane) {
+        llvm::Value *Set = B.CreateTrunc(B.CreateLShr(Bits, Lane), B.getInt1Ty());
+        llvm::Value *Text =
+            B.CreateSelect(B.CreateICmpEQ(First, B.getInt32(Lane)), cString(std::to_string(Lane)),
+                           cString("," + std::to_string(Lane)));
+        P.item("%s", {B.CreateSelect(Set, Text, cString(""))});
+      }
+      P.text(")\n");
+      emitPrintfCalls(P);
+      B.CreateCall(
+          runtimeFn("__assertfail", B.getVoidTy(),
+                    {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt64Ty()}),
+          {cString(O.Text), cString(File), B.getInt32(O.Loc.Line), cString(CurIR->Name),
+           B.getInt64(1)});
+    });
+    B.CreateBr(Cont);
+    B.SetInsertPoint(Cont);
+  }
+
   /// `assert(c)`: if some active lane fails, report it through the runtime.
   void assertOp(ir::Op &O) {
     llvm::Value *C = val(O.Operands[0]);
@@ -993,6 +1258,8 @@ private:
   void load(ir::Op &O) {
     ir::Value *Addr = O.Operands[0];
     const Type *T = O.result()->Ty;
+    if (isWarpSlotAddress(Addr))
+      warpSync();
     if (!Addr->Ty->isVarying()) {
       llvm::Type *MT = llvmType(T, true);
       set(O, fromMemory(B.CreateAlignedLoad(MT, val(Addr), alignOf(MT)), T));
@@ -1185,6 +1452,12 @@ private:
     llvm::Value *Ptr = val(Addr), *Data = toMemory(val(V), T);
     if (!Addr->Ty->isVarying()) {
       llvm::Type *MT = Data->getType();
+      if (isWarpSlotAddress(Addr)) {
+        warpSync();
+        B.CreateAlignedStore(Data, Ptr, alignOf(MT));
+        warpSync();
+        return;
+      }
       if (!T->isVarying() || !O.Mask) {
         B.CreateAlignedStore(Data, Ptr, alignOf(MT));
         return;
@@ -1195,8 +1468,13 @@ private:
     }
     // Scatter: each active lane writes its own address.
     const Type *Elt = Addr->Ty->getPointee();
+    bool IntoWarpSlot = isWarpSlotAddress(Addr);
+    if (IntoWarpSlot)
+      warpSync();
     if (!scatterObject(Data, Ptr, Elt, mask(O)))
       uniformMemberThroughVaryingPointer(O, "store", Elt);
+    if (IntoWarpSlot)
+      warpSync();
   }
 
   void elementAddr(ir::Op &O) {
@@ -1363,6 +1641,10 @@ private:
   llvm::Function *Fn = nullptr;
   ir::Function *CurIR = nullptr;
   llvm::BasicBlock *AllocaIP = nullptr;
+  WarpFrameLayout WarpFrames;
+  std::map<std::string, llvm::Value *> CStrings; ///< print/assert texts on NVPTX
+  llvm::GlobalVariable *WarpFramesGV = nullptr;
+  llvm::Value *WarpRegion = nullptr;  ///< this warp's frames in the current function (NVPTX)
   llvm::Value *LaunchGroup = nullptr; ///< the current function's launch group slot
   std::map<ir::Function *, llvm::Function *> TaskEntries;
   llvm::DenseMap<ir::Value *, llvm::Value *> Values;

@@ -17,9 +17,11 @@ class Module;
 }
 
 /// Creates the LLVM target machine of an x86 or NVPTX target (null with an
-/// error reported if LLVM lacks it).
-std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const TargetInfo &Target, unsigned OptLevel, DiagnosticEngine &Diags);
+/// error reported if LLVM lacks it). `ContractFMA`: NVPTX fuses a*b+c into
+/// fma (x86 never does, whatever it says).
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Target,
+                                                         unsigned OptLevel, DiagnosticEngine &Diags,
+                                                         bool ContractFMA = true);
 
 /// Emits the module as LLVM IR. Varying values are vectors of the gang width,
 /// masks `<W x i1>`; each function takes its mask first; an `export` function

@@ -72,6 +72,11 @@ public:
   /// and returns its result, uniform in every lane (or null).
   virtual llvm::Value *once(llvm::Value *Mask, const std::function<llvm::Value *()> &Body) = 0;
 
+  /// A barrier over `Threads` threads of the block on named barrier `Id`
+  /// (horizontal fusion's per-side barrier()). On the CPU a block is one gang,
+  /// so it only orders memory.
+  virtual void partialBarrier(unsigned Id, unsigned Threads) = 0;
+
 protected:
   llvm::Function *function() { return B.GetInsertBlock()->getParent(); }
   /// An alloca in the entry block, outside any loop.

@@ -87,6 +87,13 @@ public:
     return Inside ? shuffle(Inside, First) : nullptr;
   }
 
+  /// `bar.sync Id, Threads`: the warps of the block that reach it with the
+  /// same id wait until `Threads` threads have arrived.
+  void partialBarrier(unsigned Id, unsigned Threads) override {
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_count, {},
+                      {B.getInt32(Id), B.getInt32(Threads)});
+  }
+
 private:
   llvm::Value *ballot(llvm::Value *M) {
     return B.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {}, {B.getInt32(FullWarp), M});

@@ -108,6 +108,10 @@ public:
     return Body();
   }
 
+  void partialBarrier(unsigned, unsigned) override {
+    B.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+  }
+
 private:
   llvm::Constant *sequence(llvm::Type *T) {
     std::vector<llvm::Constant *> Lanes;

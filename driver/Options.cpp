@@ -2,6 +2,7 @@
 #include "driver/Options.h"
 
 #include "backend/TargetInfo.h"
+#include "ir/HorizontalFusion.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -118,6 +119,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.DumpStdlib = true;
       continue;
     }
+    if (A == "--opt=disable-fma") {
+      O.DisableFMA = true;
+      continue;
+    }
     if (A == "-g") {
       O.DebugInfo = true;
       continue;
@@ -152,6 +157,13 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       if (llvm::StringRef(V).getAsInteger(10, N))
         return fail("--error-limit needs a number, not '" + V + "'");
       O.ErrorLimit = N;
+    })
+    TRY_VALUE("--hfuse-config", O.HFuseConfig = V)
+    TRY_VALUE("--hfuse", {
+      std::string Problem;
+      if (!ir::parseFusionSpec(V, Problem))
+        return fail("--hfuse=" + V + ": " + Problem);
+      O.HFuse.push_back(V);
     })
     TRY_VALUE("-o", O.Output = V)
     // Only "-h <file>": a glued "-hxyz" is far more likely a mistyped -help.
@@ -210,6 +222,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "code generation:\n"
         "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
         "  -g                  emit debug information\n"
+        "  --opt=disable-fma   NVPTX: do not contract a*b+c into fma (the default there, as\n"
+        "                      nvcc); x86 targets never contract, so all agree bit for bit\n"
         "\n"
         "preprocessor:\n"
         "  -D<name>[=<value>], -D <name>[=<value>]\n"
@@ -217,6 +231,13 @@ void printHelp(llvm::raw_ostream &OS) {
         "  -U<name>, -U <name> undefine a macro; -D and -U apply in command-line order\n"
         "  -I<dir>, -I <dir>   add a directory to the #include search path; \"...\" includes\n"
         "                      search the including file's directory first\n"
+        "\n"
+        "horizontal fusion (docs/hfuse.md):\n"
+        "  --hfuse=A,B[,C...][:gA,gB...][:maxnreg=R]\n"
+        "                      also build kernel hfuse_A_B from kernels A and B: gX gangs\n"
+        "                      (GPU warps) per block run X (default 4 each); repeatable\n"
+        "  --hfuse-config=<file>\n"
+        "                      fusions one per line in the --hfuse syntax ('#' comments)\n"
         "\n"
         "diagnostics:\n"
         "  -w, --woff          no warnings\n"

@@ -6,6 +6,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace spmdc {
 
@@ -31,6 +32,8 @@ struct CompilerOptions {
   std::string Target = "host";
   unsigned OptLevel = 2;
   bool DebugInfo = false;
+  bool DisableFMA =
+      false; ///< --opt=disable-fma: no a*b+c contraction on NVPTX (x86 never contracts)
   bool SyntaxOnly = false;
   bool NoPreprocessor = false; ///< --nocpp: the source goes to the lexer as it is (ISPC's flag)
   bool EmitKindGiven = false;
@@ -40,6 +43,9 @@ struct CompilerOptions {
   bool PerfWarnings = true;
   unsigned ErrorLimit = 20;
   PreprocessorOptions PP;
+  /// --hfuse values in command-line order (syntax checked while parsing).
+  std::vector<std::string> HFuse;
+  std::string HFuseConfig; ///< --hfuse-config
 
   bool ShowHelp = false;
   bool ShowVersion = false;

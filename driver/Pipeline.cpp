@@ -17,6 +17,7 @@
 #include "frontend/Sema.h"
 #include "frontend/SourceManager.h"
 #include "ir/DivergenceTransform.h"
+#include "ir/HorizontalFusion.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
@@ -111,6 +112,25 @@ bool verifyIR(ir::Module &M, bool AfterTransform, DiagnosticEngine &Diags) {
                      std::string(AfterTransform ? "after" : "before") +
                      " the divergence transform: " + P);
   return Problems.empty();
+}
+
+/// The fusions asked for outside the source: --hfuse-config's, then --hfuse's
+/// (a later one for the same kernels wins, so the command line beats the file).
+std::optional<std::vector<ir::FusionRequest>> fusionRequests(const CompilerOptions &Opts,
+                                                             DiagnosticEngine &Diags) {
+  std::vector<ir::FusionRequest> Requests;
+  if (!Opts.HFuseConfig.empty() && !ir::readFusionConfig(Opts.HFuseConfig, Requests, Diags))
+    return std::nullopt;
+  for (const std::string &Spec : Opts.HFuse) {
+    std::string Problem;
+    std::optional<ir::FusionRequest> R = ir::parseFusionSpec(Spec, Problem);
+    if (!R) { // checked by the option parser already
+      Diags.errorNoLoc("--hfuse=" + Spec + ": " + Problem);
+      return std::nullopt;
+    }
+    Requests.push_back(std::move(*R));
+  }
+  return Requests;
 }
 
 /// Prints the SPMD IR to -o or stdout.
@@ -229,18 +249,28 @@ int runCompiler(const CompilerOptions &Opts) {
     return 1;
   if (!verifyIR(*IRM, false, Diags))
     return 1;
+
+  // 6. Horizontal fusion (#pragma hfuse, --hfuse, --hfuse-config): builds the
+  // fused kernels from unmasked IR, so the divergence transform treats their
+  // clones like any other function.
+  std::optional<std::vector<ir::FusionRequest>> Fusions = fusionRequests(Opts, Diags);
+  if (!Fusions || !ir::runHorizontalFusion(*IRM, *Fusions, *Target, Diags))
+    return 1;
+  if (!IRM->FusedKernels.empty() && !verifyIR(*IRM, false, Diags))
+    return 1;
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 
-  // 6. The context-stack divergence transform: varying control flow -> masks.
+  // 7. The context-stack divergence transform: varying control flow -> masks.
   ir::runDivergenceTransform(*IRM, Target->GangWidth);
   if (!verifyIR(*IRM, true, Diags))
     return 1;
   if (Opts.Emit == EmitKind::SpmdIRMasked)
     return printIR(*IRM, Opts, Diags);
 
-  // 7. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
-  std::unique_ptr<llvm::TargetMachine> TM = createTargetMachine(*Target, Opts.OptLevel, Diags);
+  // 8. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
+  std::unique_ptr<llvm::TargetMachine> TM =
+      createTargetMachine(*Target, Opts.OptLevel, Diags, !Opts.DisableFMA);
   if (!TM)
     return 1;
   llvm::LLVMContext LLVMCtx;

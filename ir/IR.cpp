@@ -73,6 +73,8 @@ const char *opName(OpCode C) {
     return "print";
   case OpCode::Assert:
     return "assert";
+  case OpCode::PartialBarrier:
+    return "barrier.partial";
   case OpCode::MaskAllOn:
     return "mask.all_on";
   case OpCode::Any:

@@ -77,6 +77,9 @@ enum class OpCode {
   // Effects.
   Print,  ///< Text = format; operands the values
   Assert, ///< operand 0; Text = message
+  /// A barrier over part of a block (horizontal fusion): named barrier Imm
+  /// (0-15) waited on by BarrierThreads threads; on the CPU a memory fence.
+  PartialBarrier,
   // Introduced by the divergence transform; the back ends lower these.
   MaskAllOn, ///< the all-on varying bool
   Any,       ///< uniform bool: some lane of operand 0 set
@@ -138,6 +141,7 @@ public:
   Global *GlobalRef = nullptr;
   std::vector<Value *> IndexVars; ///< Var slots written by foreach-family ops
   std::vector<Value *> LaunchCounts;
+  int64_t BarrierThreads = 0; ///< PartialBarrier: the threads taking part
   bool DoWhile = false;
   bool Tiled = false;
   bool Coherent = false;
@@ -161,6 +165,19 @@ public:
   const FunctionFlags &flags() const { return Ty->getFunctionFlags(); }
   /// A unique symbol for overloads: Name, or Name + a type suffix.
   std::string Symbol;
+  /// GPU kernels built by horizontal fusion: `.maxnreg` (0: none) and the
+  /// threads of every block (`.maxntid`; 0: not fixed).
+  unsigned MaxNReg = 0;
+  unsigned ThreadsPerBlock = 0;
+};
+
+/// A kernel built by horizontal fusion (ir/HorizontalFusion.h): its entry
+/// takes the sides' parameters in order, then one `blocks_X` per side.
+struct FusedKernel {
+  Function *Entry = nullptr;
+  std::vector<std::string> Sides; ///< the fused kernels' names, in order
+  std::vector<int64_t> Gangs;     ///< gangs (GPU warps) per block of each side
+  unsigned ThreadsPerBlock = 0;   ///< 32 * the sum of Gangs
 };
 
 class Module {
@@ -170,6 +187,7 @@ public:
   std::vector<std::unique_ptr<Function>> Functions;
   std::vector<std::unique_ptr<Global>> Globals;
   std::vector<Pragma> Pragmas;
+  std::vector<FusedKernel> FusedKernels;
 };
 
 /// Appends ops to a region; the lowering and the passes build IR through it.

@@ -67,6 +67,10 @@ public:
       OS << " task";
     if (F.flags().ExternC)
       OS << " extern_c";
+    if (F.ThreadsPerBlock)
+      OS << " threads_per_block " << F.ThreadsPerBlock;
+    if (F.MaxNReg)
+      OS << " maxnreg " << F.MaxNReg;
     if (!F.Body) {
       OS << "\n";
       return;
@@ -135,6 +139,9 @@ private:
     case OpCode::Print:
     case OpCode::Assert:
       OS << " \"" << O.Text << "\"";
+      break;
+    case OpCode::PartialBarrier:
+      OS << " id " << O.Imm << " threads " << O.BarrierThreads;
       break;
     default:
       break;

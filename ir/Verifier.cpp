@@ -126,6 +126,16 @@ private:
       if (Need(1) && !O.Operands[0]->Ty->isUniform())
         problem(O, "broadcasts a value that is not uniform");
       return;
+    case OpCode::PartialBarrier:
+      // PTX has 16 named barriers; the count is whole warps of one block.
+      if (O.Imm < 0 || O.Imm > 15)
+        problem(O, "barrier id " + std::to_string(O.Imm) + " is not in 0..15");
+      if (O.BarrierThreads < 32 || O.BarrierThreads > 1024 || O.BarrierThreads % 32)
+        problem(O, "barrier thread count " + std::to_string(O.BarrierThreads) +
+                       " is not a multiple of 32 in 32..1024");
+      if (!O.Operands.empty() || O.result())
+        problem(O, "takes no operands and has no result");
+      return;
     default:
       return;
     }

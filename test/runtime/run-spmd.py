@@ -5,6 +5,8 @@ that output once (for FileCheck). Targets the CPU lacks are skipped, with the
 reason on stderr.
 
 usage: run-spmd.py SPMDC DRIVER_LIB CXX TMPDIR TEST.spmd [spmdc flags...]
+
+A test adds its own spmdc flags with lines `// SPMDC-FLAGS: ...` (e.g. --hfuse=A,B).
 """
 import os
 import subprocess
@@ -13,9 +15,19 @@ import sys
 ALL_X86 = ["sse4-i32x4", "avx2-i32x8", "avx2-i32x16", "avx512skx-x16"]
 
 
+def test_flags(src):
+    """The flags of the test's `// SPMDC-FLAGS:` lines (scripts/gpu-test.sh reads them too)."""
+    flags = []
+    with open(src) as f:
+        for line in f:
+            if line.startswith("// SPMDC-FLAGS:"):
+                flags += line[len("// SPMDC-FLAGS:"):].split()
+    return flags
+
+
 def main():
     spmdc, driver, cxx, tmp, src = sys.argv[1:6]
-    flags = sys.argv[6:]
+    flags = sys.argv[6:] + test_flags(src)
     os.makedirs(tmp, exist_ok=True)
     runnable = subprocess.run([spmdc, "--print-host-targets"], capture_output=True,
                               text=True, check=True).stdout.split()
