@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The GPU part of the CREV benchmark (docs/crev.md): per example, spmdc's crev kernel (PTX)
-# against CUDA dynamic parallelism (a child launch per thread) and the naive per-thread CUDA
-# loop, plus spmdc's PAR kernel, all checked against a scalar reference before timing.
+# The GPU part of the CREV benchmark (docs/crev.md): per example (string matching, book
+# filter, DFS, Bellman-Ford, connected components, quicksort and mergesort with bitonic steps),
+# spmdc's crev kernel (PTX) against CUDA dynamic parallelism (a child launch per thread) and
+# the naive per-thread CUDA loop, plus spmdc's PAR kernel, all checked against a scalar
+# reference before timing.
 #
 #   bash scripts/gpu-bench-crev.sh prepare [OUT]   # here: PTX + host headers + sources into OUT
 #                                                  # (default build/gpu-bench-crev); kernels
@@ -9,7 +11,9 @@
 #                                                  # code compiled and linked by nvcc
 #   bash scripts/gpu-bench-crev.sh run DIR [bench options]   # on the GPU machine: nvcc, run
 #
-# Bench options: --quick (small inputs), --alphabet N, --records N, --examples a,b.
+# Bench options: --quick (small inputs), --alphabet N, --records N, --examples a,b (names as
+# above: string_match, book_filter, dfs, bellman_ford, connected_components, quicksort_bitonic,
+# mergesort_bitonic).
 # `run` exits non-zero when a build fails or any version disagrees with the reference.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,7 +26,8 @@ else
 fi
 nvcc="$cuda/bin/nvcc"
 nvcc_flags=(-O3 -arch=sm_90 -std=c++17)
-kernels=(string_match book_filter)
+kernels=(string_match book_filter dfs bellman_ford connected_components quicksort_bitonic
+  mergesort_bitonic)
 
 prepare() {
   local out="${1:-$root/build/gpu-bench-crev}" spmdc="$root/build/bin/spmdc" k
@@ -32,7 +37,8 @@ prepare() {
   rm -rf "$out" && mkdir -p "$out/src" "$out/ptx"
   out="$(cd "$out" && pwd)"
   # The kernels' logic on this CPU first: built for the host as tasks and launched as 1..64
-  # tasks (a task standing for a warp) against the scalar references.
+  # tasks (a task standing for a warp, the graph kernels under bench.cu's host loops) against
+  # the scalar references.
   local cpu="$out/cpu-check"
   mkdir -p "$cpu"
   "$spmdc" --target=host -O2 "$root/examples/crev/gpu/cpu_tasks.spmd" -o "$cpu/cpu_tasks.o" \
@@ -64,8 +70,11 @@ prepare() {
   build_bench "$out" "$check" "-L$cuda/lib64/stubs" || { echo "prepare: the benchmark does not build" >&2; exit 1; }
   rm -rf "$check"
   echo "prepared ${#kernels[@]} spmdc modules + CUDA twins in $out (ptxas -arch=sm_90 ok)"
-  grep -E 'Compiling entry|registers|stack frame' "$out/ptxas.log" | sed 's/^ptxas info    : //' | paste - - - |
-    awk '{print "  " $0}'
+  # One line per function: entries with their registers, called functions (the recursive
+  # sorts) with their frames.
+  awk '/Function properties for/ { name = $NF } /stack frame/ { frame = $0; sub(/^ +/, "", frame) }
+       /Used [0-9]+ registers/ { sub(/.*Used /, "Used "); print "  " name ": " frame "; " $0; frame = "" }
+       /stack frame/ && name !~ /_spmd$/ { print "  " name " (called): " frame }' "$out/ptxas.log"
 }
 
 # build_bench DIR BIN_DIR [extra link flags] [parallel]: the benchmark binary BIN_DIR/bench.

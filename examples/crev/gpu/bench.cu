@@ -6,14 +6,23 @@
 //
 //   bench PTX_DIR [--quick] [--alphabet N] [--records N] [--examples a,b]
 //
-// PTX_DIR holds string_match.ptx and book_filter.ptx. Prints one line per measurement and,
-// last, a Markdown table: a row per input (per pattern length for string matching) and the sum
-// over the pattern lengths. Exits 1 when any version disagrees with the reference.
+// PTX_DIR holds the .ptx of every example (string_match, book_filter, dfs, bellman_ford,
+// connected_components, quicksort_bitonic, mergesort_bitonic). Prints one line per
+// measurement and, last, a Markdown table: a row per input (per pattern length for string
+// matching) and the sum over the pattern lengths. Exits 1 when any version disagrees with the
+// reference. The graph examples run a host loop (a launch per DFS step, Bellman-Ford round or
+// components sweep, the next step's size read back in between); a run of any version is the
+// whole loop, including the reset of its state from device copies of the initial state.
 #include "inputs.h"
 #include "kernels_cuda.h"
 #include "spmdc_cuda.h"
 
+#include "bellman_ford_host.h"
 #include "book_filter_host.h"
+#include "connected_components_host.h"
+#include "dfs_host.h"
+#include "mergesort_bitonic_host.h"
+#include "quicksort_bitonic_host.h"
 #include "string_match_host.h"
 
 #include <cuda.h>
@@ -24,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +61,9 @@ constexpr double LaunchBudgetMs = 1500;
 constexpr int LaunchMaxRuns = 5;
 // Pending device launches the device runtime may buffer (cudaLimitDevRuntimePendingLaunchCount).
 constexpr int PendingLaunches = 1 << 18;
+// Per-thread stack for the recursive quicksorts (spmdc PAR and CREV, naive CUDA, the Launch
+// child): a frame is under 100 bytes, the recursion depth a few dozen.
+constexpr size_t ThreadStackBytes = 8192;
 constexpr int8_t Poison = 7;
 
 [[noreturn]] void fatal(const std::string &What) {
@@ -263,7 +276,9 @@ struct Options {
   bool Quick = false;
   unsigned Alphabet = 4;
   int Records = 160000;
-  std::vector<std::string> Examples{"string_match", "book_filter"};
+  std::vector<std::string> Examples{"string_match",     "book_filter",          "dfs",
+                                    "bellman_ford",     "connected_components", "quicksort_bitonic",
+                                    "mergesort_bitonic"};
 };
 
 struct Device {
@@ -402,6 +417,454 @@ void benchBookFilter(const Options &O, const Device &D, std::vector<Result> &Res
   spmdc_cuda_unload(&Mod);
 }
 
+// ---- The graph and sorting examples: outputs of any type, runs of a whole host loop ----
+
+// Downloads Out and compares its first Want.size() entries with Want exactly; reports and
+// returns the number that differ.
+template <typename T>
+size_t compareOutput(const std::string &What, const std::string &Who, const DeviceBuffer<T> &Out,
+                     const std::vector<T> &Want) {
+  std::vector<T> Got = Out.download();
+  size_t Bad = 0, First = 0;
+  for (size_t I = 0; I < Want.size(); ++I)
+    if (!(Got[I] == Want[I])) {
+      if (!Bad)
+        First = I;
+      ++Bad;
+    }
+  if (Bad)
+    std::printf("  %s %s: MISMATCH in %zu of %zu entries (first at %zu: got %g, want %g)\n",
+                What.c_str(), Who.c_str(), Bad, Want.size(), First, double(Got[First]),
+                double(Want[First]));
+  return Bad;
+}
+
+// Checks every variant of every version (one run, then Check), then times them as measure()
+// does. Versions[0..2] are naive CUDA, spmdc PAR, spmdc CREV.
+Result measureRuns(const std::string &Example, const std::string &Input,
+                   std::vector<Version> &Versions,
+                   const std::function<size_t(const std::string &)> &Check) {
+  Result R{Example, Input};
+  for (Version &V : Versions)
+    for (Variant &Var : V.Variants) {
+      Var.Launch();
+      check(cudaDeviceSynchronize(), V.Name.c_str());
+      R.Ok = Check(V.Name + " " + Var.Shape) == 0 && R.Ok;
+    }
+  std::vector<float> Times;
+  for (const Version &V : Versions) {
+    float Best = 0;
+    for (size_t J = 0; J < V.Variants.size(); ++J) {
+      float Ms = timeFast(V.Variants[J].Launch);
+      std::printf("  %-13s %-22s %-13s %-30s %10.4f ms\n", Example.c_str(), Input.c_str(),
+                  V.Name.c_str(), V.Variants[J].Shape.c_str(), Ms);
+      Best = J == 0 ? Ms : std::min(Best, Ms);
+    }
+    Times.push_back(Best);
+  }
+  R.Naive = Times[0];
+  R.Par = Times[1];
+  R.Crev = Times[2];
+  return R;
+}
+
+// The Launch version of a graph or sorting example, on its whole input: a first run (the
+// device runtime's first use) checked and untimed, then timed runs while the version has used
+// less than LaunchBudgetMs (at least one, at most LaunchMaxRuns); the median counts.
+void measureLaunchRuns(Result &R, const std::function<void()> &Run,
+                       const std::function<size_t(const std::string &)> &Check,
+                       DeviceBuffer<int> &Failures) {
+  check(cudaMemset(Failures.Ptr, 0, sizeof(int)), "memset");
+  auto T0 = std::chrono::steady_clock::now();
+  Run();
+  check(cudaDeviceSynchronize(), "Launch (CDP)");
+  double FirstMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - T0).count();
+  R.Ok = Check("Launch (CDP)") == 0 && R.Ok;
+  std::vector<float> Ms;
+  double Used = FirstMs;
+  do {
+    Ms.push_back(eventMs(Run));
+    Used += Ms.back();
+  } while (Used < LaunchBudgetMs && int(Ms.size()) < LaunchMaxRuns);
+  R.Launch = median(Ms);
+  int Failed = Failures.download()[0];
+  if (Failed) {
+    std::printf("  %s: %d child launches failed\n", R.Example.c_str(), Failed);
+    R.Ok = false;
+  }
+  std::printf("  %-13s %-22s %-13s %-30s %10.4f ms (first run %.1f ms)\n", R.Example.c_str(),
+              R.Input.c_str(), "Launch (CDP)",
+              ("child warp per item, " + std::to_string(Ms.size()) + " runs").c_str(), R.Launch,
+              FirstMs);
+}
+
+// The two launch shapes of spmdVariants for a kernel run on a varying number of items (a
+// graph step): warps for `Items` items.
+struct Shape {
+  std::string Name;
+  std::function<unsigned(size_t)> Warps;
+};
+
+std::vector<Shape> spmdShapes(int SMs) {
+  unsigned Full = unsigned(SMs * 64);
+  return {{"item per lane",
+           [](size_t Items) { return unsigned(std::max<size_t>(1, (Items + 31) / 32)); }},
+          {"64 warps/SM (" + std::to_string(Full) + " warps)", [=](size_t) { return Full; }}};
+}
+
+unsigned blocksOf(unsigned Warps) { return (Warps + 7) / 8; }
+
+// A graph on the device, with the initial states the runs reset from.
+struct DeviceGraph {
+  DeviceBuffer<int> Offsets, Edges, Weights;
+  explicit DeviceGraph(const Graph &G)
+      : Offsets(G.Offsets.size()), Edges(G.Edges.size()), Weights(G.Weights.size()) {
+    Offsets.upload(G.Offsets);
+    Edges.upload(G.Edges);
+    Weights.upload(G.Weights);
+  }
+};
+
+template <typename T> void copyDevice(DeviceBuffer<T> &To, const DeviceBuffer<T> &From) {
+  check(cudaMemcpyAsync(To.Ptr, From.Ptr, From.Count * sizeof(T), cudaMemcpyDeviceToDevice, 0),
+        "reset copy");
+}
+
+template <typename T> DeviceBuffer<T> *uploaded(const std::vector<T> &H) {
+  auto *B = new DeviceBuffer<T>(H.size());
+  B->upload(H);
+  return B;
+}
+
+int readCount(const DeviceBuffer<int> &State) {
+  int Count = 0;
+  check(cudaMemcpy(&Count, State.Ptr, sizeof(int), cudaMemcpyDeviceToHost), "read count");
+  return Count;
+}
+
+std::string graphInput(const Graph &G, const char *What, long Value) {
+  return std::to_string(G.Vertices) + " v, " + std::to_string(G.edgeCount()) + " e, " +
+         std::to_string(Value) + " " + What;
+}
+
+void benchDfs(const Options &O, const Device &D, std::vector<Result> &Results) {
+  Rng R(12345);
+  Graph G = randomGraph(O.Quick ? 20000 : 200000, R, false);
+  int V = G.Vertices;
+  std::vector<float> Want;
+  dfsReference(G, 0, Want);
+  long Reached = std::count_if(Want.begin(), Want.end(), [](float X) { return X >= 0; });
+  DeviceGraph DG(G);
+  std::vector<int> VisitedInit(size_t(V), 0), StackInit(size_t(V) + 1, 0);
+  VisitedInit[0] = 1;
+  std::unique_ptr<DeviceBuffer<int>> DVisitedInit(uploaded(VisitedInit)),
+      DStackInit(uploaded(StackInit));
+  std::unique_ptr<DeviceBuffer<float>> DFInit(uploaded(std::vector<float>(size_t(V), -1.0f)));
+  DeviceBuffer<int> Visited(static_cast<size_t>(V)), StackA(size_t(V) + 1), StackB(size_t(V) + 1),
+      State(1), Failures(1);
+  DeviceBuffer<float> F(static_cast<size_t>(V));
+  // One whole traversal: Step(stack, count, next) pushes onto next and counts in State.
+  auto Traverse = [&](const std::function<void(int *, int, int *)> &Step) {
+    copyDevice(Visited, *DVisitedInit);
+    copyDevice(F, *DFInit);
+    copyDevice(StackA, *DStackInit);
+    int *Stack = StackA.Ptr, *Next = StackB.Ptr;
+    for (int Count = 1; Count > 0;) {
+      check(cudaMemsetAsync(State.Ptr, 0, sizeof(int), 0), "memset");
+      Step(Stack, Count, Next);
+      Count = readCount(State);
+      std::swap(Stack, Next);
+    }
+  };
+  spmdc_cuda_module M{};
+  std::string Path = O.PtxDir + "/dfs.ptx";
+  CUfunction Par = loadKernel(M, Path, spmd::spmd_dfs_step_par_spmd_name);
+  CUfunction Crev = loadKernel(M, Path, spmd::spmd_dfs_step_crev_spmd_name);
+  auto SpmdVersion = [&](const char *Name, CUfunction K) {
+    Version Ver{Name, {}};
+    for (const Shape &S : spmdShapes(D.SMs))
+      Ver.Variants.push_back({S.Name, [&, K, S, Name] {
+                                Traverse([&](int *Stack, int Count, int *Next) {
+                                  spmd::spmd_dfs_step_par_spmd_params P{DG.Offsets.dev(),
+                                                                        DG.Edges.dev(),
+                                                                        V,
+                                                                        CUdeviceptr(Stack),
+                                                                        Count,
+                                                                        Visited.dev(),
+                                                                        F.dev(),
+                                                                        CUdeviceptr(Next),
+                                                                        State.dev()};
+                                  check(spmd::spmd_launch_dfs_step_par_spmd(
+                                            K, blocksOf(S.Warps(size_t(Count))), 8, nullptr, &P),
+                                        Name);
+                                });
+                              }});
+    return Ver;
+  };
+  std::vector<Version> Versions{
+      {"naive CUDA",
+       {{"thread per vertex",
+         [&] {
+           Traverse([&](int *Stack, int Count, int *Next) {
+             dfs_step_naive_cuda(DG.Offsets.Ptr, DG.Edges.Ptr, V, Stack, Count, Visited.Ptr, F.Ptr,
+                                 Next, State.Ptr);
+           });
+         }}}},
+      SpmdVersion("spmdc PAR", Par),
+      SpmdVersion("spmdc CREV", Crev),
+  };
+  std::string Input = graphInput(G, "reached", Reached);
+  auto Check = [&](const std::string &Who) { return compareOutput("dfs", Who, F, Want); };
+  Result Res = measureRuns("dfs", Input, Versions, Check);
+  measureLaunchRuns(
+      Res,
+      [&] {
+        Traverse([&](int *Stack, int Count, int *Next) {
+          dfs_step_launch_cuda(DG.Offsets.Ptr, DG.Edges.Ptr, V, Stack, Count, Visited.Ptr, F.Ptr,
+                               Next, State.Ptr, D.ParentThreads, Failures.Ptr);
+        });
+      },
+      Check, Failures);
+  Results.push_back(Res);
+  spmdc_cuda_unload(&M);
+}
+
+void benchBellmanFord(const Options &O, const Device &D, std::vector<Result> &Results) {
+  Rng R(12345);
+  Graph G = randomGraph(O.Quick ? 20000 : 200000, R, false);
+  int V = G.Vertices;
+  std::vector<int> Want;
+  bellmanFordReference(G, 0, Want);
+  DeviceGraph DG(G);
+  std::vector<int> DistInit(size_t(V), Infinity), FrontierInit(size_t(V), 0);
+  DistInit[0] = 0;
+  std::unique_ptr<DeviceBuffer<int>> DDistInit(uploaded(DistInit)),
+      DFrontierInit(uploaded(FrontierInit)), DStampInit(uploaded(std::vector<int>(size_t(V), 0)));
+  DeviceBuffer<int> Dist(static_cast<size_t>(V)), Stamp(static_cast<size_t>(V)),
+      FrontierA(static_cast<size_t>(V)), FrontierB(static_cast<size_t>(V)), State(1), Failures(1);
+  int LastRounds = 0;
+  auto Solve = [&](const std::function<void(const int *, int, int, int *)> &RoundStep) {
+    copyDevice(Dist, *DDistInit);
+    copyDevice(Stamp, *DStampInit);
+    copyDevice(FrontierA, *DFrontierInit);
+    int *Frontier = FrontierA.Ptr, *Next = FrontierB.Ptr, Round = 1;
+    for (int Count = 1; Count > 0; ++Round) {
+      check(cudaMemsetAsync(State.Ptr, 0, sizeof(int), 0), "memset");
+      RoundStep(Frontier, Count, Round, Next);
+      Count = readCount(State);
+      std::swap(Frontier, Next);
+    }
+    LastRounds = Round - 1;
+  };
+  spmdc_cuda_module M{};
+  std::string Path = O.PtxDir + "/bellman_ford.ptx";
+  CUfunction Par = loadKernel(M, Path, spmd::spmd_bf_round_par_spmd_name);
+  CUfunction Crev = loadKernel(M, Path, spmd::spmd_bf_round_crev_spmd_name);
+  auto SpmdVersion = [&](const char *Name, CUfunction K) {
+    Version Ver{Name, {}};
+    for (const Shape &S : spmdShapes(D.SMs))
+      Ver.Variants.push_back(
+          {S.Name, [&, K, S, Name] {
+             Solve([&](const int *Frontier, int Count, int Round, int *Next) {
+               spmd::spmd_bf_round_par_spmd_params P{
+                   DG.Offsets.dev(),      DG.Edges.dev(), DG.Weights.dev(), Dist.dev(),
+                   CUdeviceptr(Frontier), Count,          Stamp.dev(),      Round,
+                   CUdeviceptr(Next),     State.dev()};
+               check(spmd::spmd_launch_bf_round_par_spmd(K, blocksOf(S.Warps(size_t(Count))), 8,
+                                                         nullptr, &P),
+                     Name);
+             });
+           }});
+    return Ver;
+  };
+  std::vector<Version> Versions{
+      {"naive CUDA",
+       {{"thread per vertex",
+         [&] {
+           Solve([&](const int *Frontier, int Count, int Round, int *Next) {
+             bf_round_naive_cuda(DG.Offsets.Ptr, DG.Edges.Ptr, DG.Weights.Ptr, Dist.Ptr, Frontier,
+                                 Count, Stamp.Ptr, Round, Next, State.Ptr);
+           });
+         }}}},
+      SpmdVersion("spmdc PAR", Par),
+      SpmdVersion("spmdc CREV", Crev),
+  };
+  auto Check = [&](const std::string &Who) {
+    std::printf("  bellman_ford %s: %d rounds\n", Who.c_str(), LastRounds);
+    return compareOutput("bellman_ford", Who, Dist, Want);
+  };
+  long Reached = std::count_if(Want.begin(), Want.end(), [](int X) { return X < Infinity; });
+  Result Res = measureRuns("bellman_ford", graphInput(G, "reached", Reached), Versions, Check);
+  measureLaunchRuns(
+      Res,
+      [&] {
+        Solve([&](const int *Frontier, int Count, int Round, int *Next) {
+          bf_round_launch_cuda(DG.Offsets.Ptr, DG.Edges.Ptr, DG.Weights.Ptr, Dist.Ptr, Frontier,
+                               Count, Stamp.Ptr, Round, Next, State.Ptr, D.ParentThreads,
+                               Failures.Ptr);
+        });
+      },
+      Check, Failures);
+  Results.push_back(Res);
+  spmdc_cuda_unload(&M);
+}
+
+void benchComponents(const Options &O, const Device &D, std::vector<Result> &Results) {
+  Rng R(12345);
+  Graph G = randomGraph(O.Quick ? 20000 : 200000, R, true);
+  int V = G.Vertices;
+  std::vector<int> Want;
+  componentsReference(G, Want);
+  long Components = 0;
+  for (int I = 0; I < V; ++I)
+    Components += Want[size_t(I)] == I;
+  DeviceGraph DG(G);
+  std::vector<int> Identity(static_cast<size_t>(V));
+  for (int I = 0; I < V; ++I)
+    Identity[size_t(I)] = I;
+  std::unique_ptr<DeviceBuffer<int>> DIdentity(uploaded(Identity));
+  DeviceBuffer<int> Labels(static_cast<size_t>(V)), Changed(1), Failures(1);
+  int LastSweeps = 0;
+  auto Solve = [&](const std::function<void()> &Sweep) {
+    copyDevice(Labels, *DIdentity);
+    int Sweeps = 0;
+    for (int Again = 1; Again; ++Sweeps) {
+      check(cudaMemsetAsync(Changed.Ptr, 0, sizeof(int), 0), "memset");
+      Sweep();
+      Again = readCount(Changed);
+    }
+    LastSweeps = Sweeps;
+  };
+  spmdc_cuda_module M{};
+  std::string Path = O.PtxDir + "/connected_components.ptx";
+  CUfunction Par = loadKernel(M, Path, spmd::spmd_cc_sweep_par_spmd_name);
+  CUfunction Crev = loadKernel(M, Path, spmd::spmd_cc_sweep_crev_spmd_name);
+  auto SpmdVersion = [&](const char *Name, CUfunction K) {
+    Version Ver{Name, {}};
+    for (const Shape &S : spmdShapes(D.SMs))
+      Ver.Variants.push_back(
+          {S.Name, [&, K, S, Name] {
+             Solve([&] {
+               spmd::spmd_cc_sweep_par_spmd_params P{DG.Offsets.dev(), DG.Edges.dev(), V,
+                                                     Labels.dev(), Changed.dev()};
+               check(spmd::spmd_launch_cc_sweep_par_spmd(
+                         K, blocksOf(S.Warps(static_cast<size_t>(V))), 8, nullptr, &P),
+                     Name);
+             });
+           }});
+    return Ver;
+  };
+  std::vector<Version> Versions{
+      {"naive CUDA",
+       {{"thread per vertex",
+         [&] {
+           Solve([&] {
+             cc_sweep_naive_cuda(DG.Offsets.Ptr, DG.Edges.Ptr, V, Labels.Ptr, Changed.Ptr);
+           });
+         }}}},
+      SpmdVersion("spmdc PAR", Par),
+      SpmdVersion("spmdc CREV", Crev),
+  };
+  auto Check = [&](const std::string &Who) {
+    std::printf("  connected_components %s: %d sweeps\n", Who.c_str(), LastSweeps);
+    return compareOutput("connected_components", Who, Labels, Want);
+  };
+  Result Res =
+      measureRuns("connected_components", graphInput(G, "components", Components), Versions, Check);
+  measureLaunchRuns(
+      Res,
+      [&] {
+        Solve([&] {
+          cc_sweep_launch_cuda(DG.Offsets.Ptr, DG.Edges.Ptr, V, Labels.Ptr, Changed.Ptr,
+                               D.ParentThreads, Failures.Ptr);
+        });
+      },
+      Check, Failures);
+  Results.push_back(Res);
+  spmdc_cuda_unload(&M);
+}
+
+// Both sorting examples: the same batch, a run = reset the keys from a device copy of the
+// input, then sort (the copy is in every version's time).
+void benchSort(const Options &O, const Device &D, bool Quick, std::vector<Result> &Results) {
+  const char *Example = Quick ? "quicksort_bitonic" : "mergesort_bitonic";
+  int Arrays = O.Quick ? 2048 : 32768;
+  Rng R(12345);
+  Batch B = randomBatch(Arrays, 2048, R);
+  std::vector<int> Want;
+  sortReference(B, Want);
+  std::unique_ptr<DeviceBuffer<int>> DInput(uploaded(B.Keys)), DOffsets(uploaded(B.Offsets));
+  DeviceBuffer<int> Keys(B.Keys.size()), Scratch(B.Keys.size()), Failures(1);
+  unsigned MaxWarps = unsigned(std::max<size_t>(size_t(D.SMs) * 64, (size_t(Arrays) + 31) / 32));
+  DeviceBuffer<int> Cells(4 * size_t(MaxWarps));
+  spmdc_cuda_module M{};
+  std::string Path = O.PtxDir + "/" + Example + ".ptx";
+  CUfunction Par =
+      loadKernel(M, Path, Quick ? spmd::spmd_qsort_par_spmd_name : spmd::spmd_msort_par_spmd_name);
+  CUfunction Crev = loadKernel(
+      M, Path, Quick ? spmd::spmd_qsort_crev_spmd_name : spmd::spmd_msort_crev_spmd_name);
+  auto Reset = [&] { copyDevice(Keys, *DInput); };
+  auto SpmdVersion = [&](const char *Name, bool IsCrev) {
+    Version Ver{Name, {}};
+    for (const Shape &S : spmdShapes(D.SMs)) {
+      unsigned Blocks = blocksOf(S.Warps(size_t(Arrays)));
+      Ver.Variants.push_back(
+          {S.Name, [&, Blocks, IsCrev, Name] {
+             Reset();
+             CUresult Rc;
+             if (Quick && IsCrev) {
+               spmd::spmd_qsort_crev_spmd_params P{Keys.dev(), Scratch.dev(), DOffsets->dev(),
+                                                   Arrays, Cells.dev()};
+               Rc = spmd::spmd_launch_qsort_crev_spmd(Crev, Blocks, 8, nullptr, &P);
+             } else if (Quick) {
+               spmd::spmd_qsort_par_spmd_params P{Keys.dev(), DOffsets->dev(), Arrays};
+               Rc = spmd::spmd_launch_qsort_par_spmd(Par, Blocks, 8, nullptr, &P);
+             } else {
+               spmd::spmd_msort_par_spmd_params P{Keys.dev(), Scratch.dev(), DOffsets->dev(),
+                                                  Arrays};
+               Rc = spmd::spmd_launch_msort_par_spmd(IsCrev ? Crev : Par, Blocks, 8, nullptr, &P);
+             }
+             check(Rc, Name);
+           }});
+    }
+    return Ver;
+  };
+  std::vector<Version> Versions{
+      {"naive CUDA",
+       {{"thread per array",
+         [&] {
+           Reset();
+           if (Quick)
+             qsort_naive_cuda(Keys.Ptr, DOffsets->Ptr, Arrays);
+           else
+             msort_naive_cuda(Keys.Ptr, Scratch.Ptr, DOffsets->Ptr, Arrays);
+         }}}},
+      SpmdVersion("spmdc PAR", false),
+      SpmdVersion("spmdc CREV", true),
+  };
+  auto Check = [&](const std::string &Who) { return compareOutput(Example, Who, Keys, Want); };
+  std::string Input =
+      std::to_string(Arrays) + " arrays, " + std::to_string(B.Keys.size()) + " keys";
+  Result Res = measureRuns(Example, Input, Versions, Check);
+  measureLaunchRuns(
+      Res,
+      [&] {
+        Reset();
+        if (Quick)
+          qsort_launch_cuda(Keys.Ptr, Scratch.Ptr, DOffsets->Ptr, Arrays, D.ParentThreads,
+                            Failures.Ptr);
+        else
+          msort_launch_cuda(Keys.Ptr, Scratch.Ptr, DOffsets->Ptr, Arrays, D.ParentThreads,
+                            Failures.Ptr);
+      },
+      Check, Failures);
+  // The reset copy alone, for reading the sort times.
+  std::printf("  %-13s reset copy of the keys alone: %.4f ms\n", Example, timeFast(Reset));
+  Results.push_back(Res);
+  spmdc_cuda_unload(&M);
+}
+
 Options parseOptions(int Argc, char **Argv) {
   Options O;
   for (int I = 1; I < Argc; ++I) {
@@ -485,6 +948,7 @@ int main(int Argc, char **Argv) {
   // for pending-launch slots.
   D.ParentThreads = D.SMs * 4 * 256;
   check(cudaError_t(launch_setup_cuda(PendingLaunches)), "cudaDeviceSetLimit(pending launches)");
+  check(cudaDeviceSetLimit(cudaLimitStackSize, ThreadStackBytes), "cudaDeviceSetLimit(stack)");
   size_t Pending = 0;
   check(cudaDeviceGetLimit(&Pending, cudaLimitDevRuntimePendingLaunchCount), "cudaDeviceGetLimit");
   std::printf("%s, %d SMs; Launch: %d parent threads, pending launch limit %zu%s\n", Prop.name,
@@ -495,6 +959,16 @@ int main(int Argc, char **Argv) {
       benchStringMatch(O, D, Results);
     else if (E == "book_filter")
       benchBookFilter(O, D, Results);
+    else if (E == "dfs")
+      benchDfs(O, D, Results);
+    else if (E == "bellman_ford")
+      benchBellmanFord(O, D, Results);
+    else if (E == "connected_components")
+      benchComponents(O, D, Results);
+    else if (E == "quicksort_bitonic")
+      benchSort(O, D, true, Results);
+    else if (E == "mergesort_bitonic")
+      benchSort(O, D, false, Results);
     else
       fatal("unknown example " + E);
   }

@@ -1,6 +1,7 @@
 // Checks the examples/crev/gpu kernels on the CPU before they go to a GPU: each .spmd kernel
 // (PAR and CREV) built for x86 as a task (cpu_tasks.spmd) and launched as 1, 3, 7 and 64
-// tasks, a task standing for a warp, against the scalar references of inputs.h, exactly.
+// tasks, a task standing for a warp, against the scalar references of inputs.h, exactly. The
+// graph kernels run under the same host loops (steps, rounds, sweeps) as in bench.cu.
 // Run by `scripts/gpu-bench-crev.sh prepare` and by the lit test test/crev/gpu-kernels-cpu.test.
 #include "cpu_tasks.h"
 #include "inputs.h"
@@ -74,11 +75,137 @@ void checkBookFilter() {
   }
 }
 
+// Compares two vectors of any element type exactly (the float scores bit for bit).
+template <typename T>
+void compareAll(const std::string &What, int Tasks, const std::vector<T> &Want,
+                const std::vector<T> &Got) {
+  size_t Bad = 0;
+  for (size_t I = 0; I < Want.size(); ++I)
+    Bad += !(Got[I] == Want[I]);
+  std::printf("%-32s %2d tasks %s: %zu entries\n", What.c_str(), Tasks, Bad ? "FAIL" : "ok",
+              Want.size());
+  Failures += Bad != 0;
+}
+
+// The graphs of the graph checks: a single vertex, a small and a larger one.
+std::vector<Graph> checkGraphs(bool Symmetric) {
+  Rng R(13);
+  std::vector<Graph> Graphs;
+  for (int Vertices : {1, 97, 5000})
+    Graphs.push_back(randomGraph(Vertices, R, Symmetric));
+  return Graphs;
+}
+
+void checkDfs() {
+  for (const Graph &G : checkGraphs(false)) {
+    std::vector<float> Want;
+    dfsReference(G, 0, Want);
+    for (int Crev = 0; Crev < 2; ++Crev)
+      for (int Tasks : TaskCounts) {
+        // The host loop of bench.cu: pop the whole stack per step until a step pushes nothing.
+        std::vector<int> Visited(size_t(G.Vertices), 0), Stack(size_t(G.Vertices) + 1),
+            Next(size_t(G.Vertices) + 1), State(1);
+        std::vector<float> F(size_t(G.Vertices), -1.0f);
+        Visited[0] = 1;
+        Stack[0] = 0;
+        int Count = 1;
+        while (Count > 0) {
+          State[0] = 0;
+          (Crev ? spmd::dfs_step_crev_tasks : spmd::dfs_step_par_tasks)(
+              Tasks, G.Offsets.data(), G.Edges.data(), G.Vertices, Stack.data(), Count,
+              Visited.data(), F.data(), Next.data(), State.data());
+          Count = State[0];
+          Stack.swap(Next);
+        }
+        compareAll("dfs " + std::to_string(G.Vertices) + " vertices " + (Crev ? "CREV" : "PAR"),
+                   Tasks, Want, F);
+      }
+  }
+}
+
+void checkBellmanFord() {
+  for (const Graph &G : checkGraphs(false)) {
+    std::vector<int> Want;
+    bellmanFordReference(G, 0, Want);
+    for (int Crev = 0; Crev < 2; ++Crev)
+      for (int Tasks : TaskCounts) {
+        std::vector<int> Dist(size_t(G.Vertices), Infinity), Stamp(size_t(G.Vertices), 0),
+            Frontier(size_t(G.Vertices)), Next(size_t(G.Vertices)), State(1);
+        Dist[0] = 0;
+        Frontier[0] = 0;
+        int Count = 1;
+        for (int Round = 1; Count > 0; ++Round) {
+          State[0] = 0;
+          (Crev ? spmd::bf_round_crev_tasks : spmd::bf_round_par_tasks)(
+              Tasks, G.Offsets.data(), G.Edges.data(), G.Weights.data(), Dist.data(),
+              Frontier.data(), Count, Stamp.data(), Round, Next.data(), State.data());
+          Count = State[0];
+          Frontier.swap(Next);
+        }
+        compareAll("bellman_ford " + std::to_string(G.Vertices) + " vertices " +
+                       (Crev ? "CREV" : "PAR"),
+                   Tasks, Want, Dist);
+      }
+  }
+}
+
+void checkComponents() {
+  for (const Graph &G : checkGraphs(true)) {
+    std::vector<int> Want;
+    componentsReference(G, Want);
+    for (int Crev = 0; Crev < 2; ++Crev)
+      for (int Tasks : TaskCounts) {
+        std::vector<int> Labels(size_t(G.Vertices)), Changed(1, 1);
+        for (int V = 0; V < G.Vertices; ++V)
+          Labels[size_t(V)] = V;
+        while (Changed[0]) {
+          Changed[0] = 0;
+          (Crev ? spmd::cc_sweep_crev_tasks : spmd::cc_sweep_par_tasks)(
+              Tasks, G.Offsets.data(), G.Edges.data(), G.Vertices, Labels.data(), Changed.data());
+        }
+        compareAll("components " + std::to_string(G.Vertices) + " vertices " +
+                       (Crev ? "CREV" : "PAR"),
+                   Tasks, Want, Labels);
+      }
+  }
+}
+
+void checkSorts() {
+  Rng R(17);
+  // One key, all lengths up to 1500 (parts of at most 32 keys, runs of 16, duplicates).
+  for (auto [Arrays, MaxLength] : {std::pair{1, 1}, std::pair{45, 40}, std::pair{150, 1500}}) {
+    Batch B = randomBatch(Arrays, MaxLength, R);
+    std::vector<int> Want;
+    sortReference(B, Want);
+    std::string Name = std::to_string(Arrays) + " arrays ";
+    std::vector<int> Scratch(B.Keys.size()), Cells(4 * 64);
+    for (int Tasks : TaskCounts) {
+      std::vector<int> Keys = B.Keys;
+      spmd::qsort_par_tasks(Tasks, Keys.data(), B.Offsets.data(), Arrays);
+      compareAll("quicksort " + Name + "PAR", Tasks, Want, Keys);
+      Keys = B.Keys;
+      spmd::qsort_crev_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays,
+                             Cells.data());
+      compareAll("quicksort " + Name + "CREV", Tasks, Want, Keys);
+      Keys = B.Keys;
+      spmd::msort_par_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays);
+      compareAll("mergesort " + Name + "PAR", Tasks, Want, Keys);
+      Keys = B.Keys;
+      spmd::msort_crev_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays);
+      compareAll("mergesort " + Name + "CREV", Tasks, Want, Keys);
+    }
+  }
+}
+
 } // namespace
 
 int main() {
   checkStringMatch();
   checkBookFilter();
+  checkDfs();
+  checkBellmanFord();
+  checkComponents();
+  checkSorts();
   std::printf("crev gpu kernels on the CPU: %s\n", Failures ? "FAILED" : "all ok");
   return Failures ? 1 : 0;
 }

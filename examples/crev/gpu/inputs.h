@@ -94,4 +94,134 @@ inline void filterReference(const Books &B, std::vector<int8_t> &Kept) {
   }
 }
 
+/// Random graphs in compressed sparse row form, the CPU graph examples' generator
+/// (examples/crev/common/graph.h): out-edges of v are Edges[Offsets[v] .. Offsets[v + 1]);
+/// most vertices have 1-8 edges, one in ten 16-255; with `Symmetric` every edge is also added
+/// the other way.
+struct Graph {
+  int Vertices = 0;
+  std::vector<int> Offsets, Edges, Weights;
+  int edgeCount() const { return int(Edges.size()); }
+};
+
+inline Graph randomGraph(int Vertices, Rng &R, bool Symmetric) {
+  std::vector<std::vector<int>> Adj(static_cast<size_t>(Vertices));
+  for (int V = 0; V < Vertices; ++V) {
+    int Degree = R.below(10) == 0 ? 16 + int(R.below(240)) : 1 + int(R.below(8));
+    for (int D = 0; D < Degree; ++D) {
+      int To = int(R.below(unsigned(Vertices)));
+      Adj[size_t(V)].push_back(To);
+      if (Symmetric)
+        Adj[size_t(To)].push_back(V);
+    }
+  }
+  Graph G;
+  G.Vertices = Vertices;
+  G.Offsets.resize(size_t(Vertices) + 1);
+  for (int V = 0; V < Vertices; ++V) {
+    G.Offsets[size_t(V)] = int(G.Edges.size());
+    G.Edges.insert(G.Edges.end(), Adj[size_t(V)].begin(), Adj[size_t(V)].end());
+  }
+  G.Offsets[size_t(Vertices)] = int(G.Edges.size());
+  G.Weights.resize(G.Edges.size());
+  for (auto &W : G.Weights)
+    W = 1 + int(R.below(100));
+  return G;
+}
+
+/// Scalar reference of the traversal: the CPU example's sequential DFS from Root; F[v] =
+/// degree / Vertices for every reached vertex, -1 for the others.
+inline void dfsReference(const Graph &G, int Root, std::vector<float> &F) {
+  std::vector<char> Visited(size_t(G.Vertices), 0);
+  std::vector<int> Stack{Root};
+  F.assign(size_t(G.Vertices), -1.0f);
+  Visited[size_t(Root)] = 1;
+  while (!Stack.empty()) {
+    int V = Stack.back();
+    Stack.pop_back();
+    int Begin = G.Offsets[size_t(V)], End = G.Offsets[size_t(V) + 1];
+    F[size_t(V)] = float(End - Begin) / float(G.Vertices);
+    for (int E = Begin; E < End; ++E) {
+      int Child = G.Edges[size_t(E)];
+      if (!Visited[size_t(Child)]) {
+        Visited[size_t(Child)] = 1;
+        Stack.push_back(Child);
+      }
+    }
+  }
+}
+
+/// "No path" in the shortest-path distances (the CPU example's value).
+constexpr int Infinity = 0x3fffffff;
+
+/// Scalar reference of Bellman-Ford: the CPU example's sequential frontier algorithm.
+inline void bellmanFordReference(const Graph &G, int Source, std::vector<int> &Dist) {
+  Dist.assign(size_t(G.Vertices), Infinity);
+  Dist[size_t(Source)] = 0;
+  std::vector<char> InNext(size_t(G.Vertices), 0);
+  std::vector<int> Frontier{Source}, Next;
+  while (!Frontier.empty()) {
+    Next.clear();
+    for (int U : Frontier)
+      for (int E = G.Offsets[size_t(U)]; E < G.Offsets[size_t(U) + 1]; ++E) {
+        int To = G.Edges[size_t(E)], Candidate = Dist[size_t(U)] + G.Weights[size_t(E)];
+        if (Candidate < Dist[size_t(To)]) {
+          Dist[size_t(To)] = Candidate;
+          if (!InNext[size_t(To)]) {
+            InNext[size_t(To)] = 1;
+            Next.push_back(To);
+          }
+        }
+      }
+    for (int V : Next)
+      InNext[size_t(V)] = 0;
+    Frontier.swap(Next);
+  }
+}
+
+/// Scalar reference of connected components: Leader[v] = the smallest vertex id of v's
+/// component, by breadth-first search from every vertex not reached yet, in id order.
+inline void componentsReference(const Graph &G, std::vector<int> &Leader) {
+  Leader.assign(size_t(G.Vertices), -1);
+  std::vector<int> Queue;
+  for (int S = 0; S < G.Vertices; ++S) {
+    if (Leader[size_t(S)] >= 0)
+      continue;
+    Leader[size_t(S)] = S;
+    Queue.assign(1, S);
+    for (size_t I = 0; I < Queue.size(); ++I)
+      for (int E = G.Offsets[size_t(Queue[I])]; E < G.Offsets[size_t(Queue[I]) + 1]; ++E)
+        if (Leader[size_t(G.Edges[size_t(E)])] < 0) {
+          Leader[size_t(G.Edges[size_t(E)])] = S;
+          Queue.push_back(G.Edges[size_t(E)]);
+        }
+  }
+}
+
+/// A batch of arrays to sort, the CPU sorting examples' law: array a is
+/// Keys[Offsets[a] .. Offsets[a + 1]), of 1..MaxLength keys below 2^20 (duplicates on purpose).
+struct Batch {
+  std::vector<int> Offsets, Keys;
+};
+
+inline Batch randomBatch(int Arrays, int MaxLength, Rng &R) {
+  Batch B;
+  B.Offsets.assign(size_t(Arrays) + 1, 0);
+  for (int A = 0; A < Arrays; ++A)
+    B.Offsets[size_t(A) + 1] = B.Offsets[size_t(A)] + 1 + int(R.below(unsigned(MaxLength)));
+  B.Keys.resize(size_t(B.Offsets[size_t(Arrays)]));
+  for (auto &K : B.Keys)
+    K = int(R.below(1u << 20));
+  return B;
+}
+
+/// Scalar reference of both sorts: every array sorted by std::sort.
+inline void sortReference(const Batch &B, std::vector<int> &Sorted) {
+  Sorted = B.Keys;
+  long Arrays = long(B.Offsets.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long A = 0; A < Arrays; ++A)
+    std::sort(Sorted.begin() + B.Offsets[size_t(A)], Sorted.begin() + B.Offsets[size_t(A) + 1]);
+}
+
 } // namespace crevgpu

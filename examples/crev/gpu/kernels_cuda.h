@@ -23,6 +23,39 @@ void filter_naive_cuda(const int8_t *text, const int *offsets, int records, cons
 void filter_launch_cuda(const int8_t *text, const int *offsets, int records, const int8_t *keyword,
                         int m, int8_t *kept, int parentThreads, int *failures);
 
+// The graph and sorting examples: one call is one step of the host loop of bench.cu (a DFS
+// step, a Bellman-Ford round, a components sweep) or one whole batch sort. The naive versions
+// take a thread per item; the Launch versions a parent grid of `parentThreads` threads (at most
+// one per item) striding over the items, each launching a one-warp child for its item.
+
+// Visits stack[0 .. count): f[v] = degree / vertexCount, unvisited neighbours claimed in
+// visited[] and appended to next[] (length in *state).
+void dfs_step_naive_cuda(const int *offsets, const int *edges, int vertexCount, const int *stack,
+                         int count, int *visited, float *f, int *next, int *state);
+void dfs_step_launch_cuda(const int *offsets, const int *edges, int vertexCount, const int *stack,
+                          int count, int *visited, float *f, int *next, int *state,
+                          int parentThreads, int *failures);
+// Relaxes the out-edges of frontier[0 .. count); a vertex whose distance drops is appended to
+// next[] once per round (stamp[to] = round).
+void bf_round_naive_cuda(const int *offsets, const int *edges, const int *weights, int *dist,
+                         const int *frontier, int count, int *stamp, int round, int *next,
+                         int *state);
+void bf_round_launch_cuda(const int *offsets, const int *edges, const int *weights, int *dist,
+                          const int *frontier, int count, int *stamp, int round, int *next,
+                          int *state, int parentThreads, int *failures);
+// Lowers every label to the smallest around it; sets *changed when one changes.
+void cc_sweep_naive_cuda(const int *offsets, const int *edges, int vertexCount, int *labels,
+                         int *changed);
+void cc_sweep_launch_cuda(const int *offsets, const int *edges, int vertexCount, int *labels,
+                          int *changed, int parentThreads, int *failures);
+// Sorts every array keys[offsets[a] .. offsets[a + 1]) in place (scratch as large as keys).
+void qsort_naive_cuda(int *keys, const int *offsets, int arrays);
+void qsort_launch_cuda(int *keys, int *scratch, const int *offsets, int arrays, int parentThreads,
+                       int *failures);
+void msort_naive_cuda(int *keys, int *scratch, const int *offsets, int arrays);
+void msort_launch_cuda(int *keys, int *scratch, const int *offsets, int arrays, int parentThreads,
+                       int *failures);
+
 // Prepares the device runtime for the Launch variants: raises the pending launch limit;
 // returns the cudaError_t of cudaDeviceSetLimit.
 int launch_setup_cuda(int pendingLaunches);
