@@ -998,6 +998,15 @@ private:
       set(O, fromMemory(B.CreateAlignedLoad(MT, val(Addr), alignOf(MT)), T));
       return;
     }
+    if (llvm::Value *First = contiguousAddress(Addr)) {
+      llvm::Type *MT = llvmType(T, true);
+      llvm::Align A = alignOf(MT->getScalarType());
+      llvm::Value *L = O.Mask
+                           ? static_cast<llvm::Value *>(B.CreateMaskedLoad(MT, First, A, mask(O)))
+                           : B.CreateAlignedLoad(MT, First, A);
+      set(O, fromMemory(L, T));
+      return;
+    }
     // Gather: one pointer per lane, only the active lanes read.
     const Type *Elt = Addr->Ty->getPointee();
     if (!Elt->isScalar())
@@ -1082,11 +1091,37 @@ private:
       storeActiveLanes(Ptr, Data, T, mask(O), Addr->Def && Addr->Def->Code == OpCode::Var);
       return;
     }
+    if (llvm::Value *First = contiguousAddress(Addr)) {
+      llvm::Align A = alignOf(Data->getType()->getScalarType());
+      if (O.Mask)
+        Lanes->maskedStore(Data, First, A, mask(O));
+      else
+        B.CreateAlignedStore(Data, First, A);
+      return;
+    }
     // Scatter: each active lane writes its own address.
     const Type *Elt = Addr->Ty->getPointee();
     if (!Elt->isScalar())
       return (void)unsupported(O, "storing a '" + Elt->toString() + "' through a varying pointer");
     Lanes->scatter(Data, Ptr, alignOf(llvmType(Elt, true)), mask(O));
+  }
+
+  /// For `&base[i]` with a uniform base and i = b + programIndex (the
+  /// variability analysis's affine stride 1), the scalar address of lane 0's
+  /// element, &base[b]: the lanes' elements are consecutive, so a vector
+  /// load/store replaces the gather/scatter. Null otherwise and on NVPTX.
+  /// (Like ISPC, this assumes the int32 index b + lane does not overflow.)
+  llvm::Value *contiguousAddress(ir::Value *Addr) {
+    if (Target.isGPU() || !Addr->Def || Addr->Def->Code != OpCode::ElementAddr)
+      return nullptr;
+    ir::Value *Base = Addr->Def->Operands[0], *Index = Addr->Def->Operands[1];
+    const Type *Elt = Base->Ty->getPointee();
+    if (Base->Ty->isVarying() || !Elt->isScalar() || Elt->isVarying() || Elt->isBool() ||
+        !Index->AffineBase || Index->AffineStride != 1)
+      return nullptr;
+    llvm::Value *First = val(Index->AffineBase);
+    First = B.CreateIntCast(First, B.getInt64Ty(), !Index->AffineBase->Ty->isUnsignedInteger());
+    return B.CreateGEP(llvmType(Elt, true), val(Base), First);
   }
 
   void elementAddr(ir::Op &O) {

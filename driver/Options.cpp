@@ -118,6 +118,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.DumpStdlib = true;
       continue;
     }
+    if (A == "--no-variability-analysis") {
+      O.VariabilityAnalysis = false;
+      continue;
+    }
     if (A == "-g") {
       O.DebugInfo = true;
       continue;
@@ -210,6 +214,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "code generation:\n"
         "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
         "  -g                  emit debug information\n"
+        "  --no-variability-analysis\n"
+        "                      keep declared variability (no uniform/affine rewrite)\n"
         "\n"
         "preprocessor:\n"
         "  -D<name>[=<value>], -D <name>[=<value>]\n"

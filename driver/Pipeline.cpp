@@ -20,6 +20,7 @@
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
+#include "ir/VariabilityAnalysis.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
 
@@ -224,6 +225,14 @@ int runCompiler(const CompilerOptions &Opts) {
     return 1;
   if (!verifyIR(*IRM, false, Diags))
     return 1;
+
+  // 5b. Variability analysis: varying values that are provably uniform become
+  // uniform; values affine in programIndex are marked for contiguous memory ops.
+  if (Opts.VariabilityAnalysis) {
+    ir::runVariabilityAnalysis(*IRM);
+    if (!verifyIR(*IRM, false, Diags))
+      return 1;
+  }
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 

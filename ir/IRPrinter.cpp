@@ -168,6 +168,11 @@ private:
       OS << " tiled";
     if (Value *R = O.result()) {
       OS << " : " << R->Ty->toString();
+      if (R->AffineBase) {
+        OS << " affine(";
+        ref(R->AffineBase);
+        OS << " + programIndex * " << R->AffineStride << ")";
+      }
       if (!R->NameHint.empty())
         OS << "  ; " << R->NameHint;
     }
