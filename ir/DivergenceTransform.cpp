@@ -506,7 +506,10 @@ private:
     Stack.push_back({Context::ForeachBody, freshSlot(allOn(), "__foreach_full_mask")});
     region(Copy);
     Stack.pop_back();
-    B.store(Counter, bin(BinaryOp::Add, B.load(Counter), B.constInt(W, IdxTy), IdxTy));
+    // Cannot overflow: counter + W <= End. (`nsw` lets LLVM widen the index.)
+    Value *Next = bin(BinaryOp::Add, B.load(Counter), B.constInt(W, IdxTy), IdxTy);
+    Next->Def->NoSignedWrap = IdxTy->isSignedInteger();
+    B.store(Counter, Next);
     B.setInsertRegion(SavedLoop);
     B.setInsertRegion(SavedIf);
   }

@@ -145,6 +145,9 @@ public:
   bool DoWhile = false;
   bool Tiled = false;
   bool Coherent = false;
+  /// Signed integer add/sub/mul that may not overflow (LLVM `nsw`): set by the
+  /// variability analysis on the uniform index arithmetic it builds.
+  bool NoSignedWrap = false;
 
   Value *result() const { return Result.get(); }
   Region &region(unsigned I) { return *Regions[I]; }

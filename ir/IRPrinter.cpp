@@ -111,6 +111,8 @@ private:
       break;
     case OpCode::Binary:
       OS << " '" << binaryOpSpelling(O.BinOp) << "'";
+      if (O.NoSignedWrap)
+        OS << " nsw";
       break;
     case OpCode::Convert:
       OS << " " << castKindName(O.Cast);

@@ -465,9 +465,13 @@ private:
   }
 
   // Affine bases, built as uniform ops just before the value.
+  /// Index arithmetic is assumed not to overflow (as ISPC assumes for its
+  /// 32-bit addressing): `nsw` lets LLVM widen b + r to 64-bit offsets and
+  /// share one address computation between a[c], a[c + 1], ...
   Value *binary(BinaryOp K, Value *L, Value *R) {
     Op *O = B.create(OpCode::Binary, L->Ty, {L, R});
     O->BinOp = K;
+    O->NoSignedWrap = L->Ty->isSignedInteger();
     return O->result();
   }
 
