@@ -50,9 +50,13 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Targe
     TripleName = "x86_64-unknown-linux-gnu";
     if (Target.ISA == "sse4")
       CPU = "corei7";
-    else if (Target.ISA == "avx2")
+    else if (Target.ISA == "avx2") {
+      // Haswell's ISA, with the gather tuning of Skylake and later: without it
+      // LLVM turns every masked gather into one scalar load per lane; ISPC
+      // always emits vgather on AVX2 (docs/decisions.md).
       CPU = "haswell";
-    else
+      Features = "+fast-gather";
+    } else
       CPU = "skylake-avx512";
   }
   llvm::Triple TT(TripleName);
@@ -1149,13 +1153,13 @@ private:
     llvm::Value *Res = nullptr;
     switch (O.BinOp) {
     case BinaryOp::Add:
-      Res = Float ? B.CreateFAdd(L, R) : B.CreateAdd(L, R);
+      Res = Float ? B.CreateFAdd(L, R) : B.CreateAdd(L, R, "", false, O.NoSignedWrap);
       break;
     case BinaryOp::Sub:
-      Res = Float ? B.CreateFSub(L, R) : B.CreateSub(L, R);
+      Res = Float ? B.CreateFSub(L, R) : B.CreateSub(L, R, "", false, O.NoSignedWrap);
       break;
     case BinaryOp::Mul:
-      Res = Float ? B.CreateFMul(L, R) : B.CreateMul(L, R);
+      Res = Float ? B.CreateFMul(L, R) : B.CreateMul(L, R, "", false, O.NoSignedWrap);
       break;
     case BinaryOp::Div:
       Res = Float    ? B.CreateFDiv(L, R)
@@ -1263,6 +1267,15 @@ private:
     if (!Addr->Ty->isVarying()) {
       llvm::Type *MT = llvmType(T, true);
       set(O, fromMemory(B.CreateAlignedLoad(MT, val(Addr), alignOf(MT)), T));
+      return;
+    }
+    if (llvm::Value *First = contiguousAddress(Addr)) {
+      llvm::Type *MT = llvmType(T, true);
+      llvm::Align A = alignOf(MT->getScalarType());
+      llvm::Value *L = O.Mask
+                           ? static_cast<llvm::Value *>(B.CreateMaskedLoad(MT, First, A, mask(O)))
+                           : B.CreateAlignedLoad(MT, First, A);
+      set(O, fromMemory(L, T));
       return;
     }
     // Gather: one pointer per lane, only the active lanes read.
@@ -1466,6 +1479,14 @@ private:
       storeActiveLanes(Ptr, Data, T, mask(O), Addr->Def && Addr->Def->Code == OpCode::Var);
       return;
     }
+    if (llvm::Value *First = contiguousAddress(Addr)) {
+      llvm::Align A = alignOf(Data->getType()->getScalarType());
+      if (O.Mask)
+        Lanes->maskedStore(Data, First, A, mask(O));
+      else
+        B.CreateAlignedStore(Data, First, A);
+      return;
+    }
     // Scatter: each active lane writes its own address.
     const Type *Elt = Addr->Ty->getPointee();
     bool IntoWarpSlot = isWarpSlotAddress(Addr);
@@ -1475,6 +1496,24 @@ private:
       uniformMemberThroughVaryingPointer(O, "store", Elt);
     if (IntoWarpSlot)
       warpSync();
+  }
+
+  /// For `&base[i]` with a uniform base and i = b + programIndex (the
+  /// variability analysis's affine stride 1), the scalar address of lane 0's
+  /// element, &base[b]: the lanes' elements are consecutive, so a vector
+  /// load/store replaces the gather/scatter. Null otherwise and on NVPTX.
+  /// (Like ISPC, this assumes the int32 index b + lane does not overflow.)
+  llvm::Value *contiguousAddress(ir::Value *Addr) {
+    if (Target.isGPU() || !Addr->Def || Addr->Def->Code != OpCode::ElementAddr)
+      return nullptr;
+    ir::Value *Base = Addr->Def->Operands[0], *Index = Addr->Def->Operands[1];
+    const Type *Elt = Base->Ty->getPointee();
+    if (Base->Ty->isVarying() || !Elt->isScalar() || Elt->isVarying() || Elt->isBool() ||
+        !Index->AffineBase || Index->AffineStride != 1)
+      return nullptr;
+    llvm::Value *First = val(Index->AffineBase);
+    First = B.CreateIntCast(First, B.getInt64Ty(), !Index->AffineBase->Ty->isUnsignedInteger());
+    return B.CreateGEP(llvmType(Elt, true), val(Base), First);
   }
 
   void elementAddr(ir::Op &O) {

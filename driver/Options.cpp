@@ -123,6 +123,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.DisableFMA = true;
       continue;
     }
+    if (A == "--no-variability-analysis") {
+      O.VariabilityAnalysis = false;
+      continue;
+    }
     if (A == "-g") {
       O.DebugInfo = true;
       continue;
@@ -224,6 +228,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "  -g                  emit debug information\n"
         "  --opt=disable-fma   NVPTX: do not contract a*b+c into fma (the default there, as\n"
         "                      nvcc); x86 targets never contract, so all agree bit for bit\n"
+        "  --no-variability-analysis\n"
+        "                      keep declared variability (no uniform/affine rewrite)\n"
         "\n"
         "preprocessor:\n"
         "  -D<name>[=<value>], -D <name>[=<value>]\n"

@@ -41,6 +41,8 @@ struct CompilerOptions {
   bool DumpStdlib = false; ///< --emit=ast also dumps the prelude
   bool Warnings = true;
   bool PerfWarnings = true;
+  /// --no-variability-analysis skips ir/VariabilityAnalysis.cpp (to compare).
+  bool VariabilityAnalysis = true;
   unsigned ErrorLimit = 20;
   PreprocessorOptions PP;
   /// --hfuse values in command-line order (syntax checked while parsing).

@@ -21,6 +21,7 @@
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
+#include "ir/VariabilityAnalysis.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
 
@@ -258,17 +259,25 @@ int runCompiler(const CompilerOptions &Opts) {
     return 1;
   if (!IRM->FusedKernels.empty() && !verifyIR(*IRM, false, Diags))
     return 1;
+
+  // 7. Variability analysis: varying values that are provably uniform become
+  // uniform; values affine in programIndex are marked for contiguous memory ops.
+  if (Opts.VariabilityAnalysis) {
+    ir::runVariabilityAnalysis(*IRM);
+    if (!verifyIR(*IRM, false, Diags))
+      return 1;
+  }
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 
-  // 7. The context-stack divergence transform: varying control flow -> masks.
+  // 8. The context-stack divergence transform: varying control flow -> masks.
   ir::runDivergenceTransform(*IRM, Target->GangWidth);
   if (!verifyIR(*IRM, true, Diags))
     return 1;
   if (Opts.Emit == EmitKind::SpmdIRMasked)
     return printIR(*IRM, Opts, Diags);
 
-  // 8. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
+  // 9. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
   std::unique_ptr<llvm::TargetMachine> TM =
       createTargetMachine(*Target, Opts.OptLevel, Diags, !Opts.DisableFMA);
   if (!TM)

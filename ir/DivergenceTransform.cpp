@@ -450,6 +450,8 @@ private:
     const Type *VIdxTy = Types->withVariability(IdxTy, Variability::Varying);
     Value *Counter = B.var(IdxTy, "__foreach_counter");
     B.store(Counter, Begin);
+    if (Innermost)
+      fullChunks(O, Dim, Entry, Counter);
     Region *Saved = openLoop();
     Value *Base = B.load(Counter);
     breakUnless(bin(BinaryOp::LT, Base, End, Bool));
@@ -458,18 +460,58 @@ private:
       PI->Def->Cast = CastKind::IntegralCast;
       Value *Idx = bin(BinaryOp::Add, broadcast(Base, VIdxTy), PI, VIdxTy);
       Value *InRange = bin(BinaryOp::LT, Idx, broadcast(End, VIdxTy), VBool);
-      B.store(O.IndexVars[Dim], Idx);
+      // A uniform index slot (ir/VariabilityAnalysis.cpp) holds the chunk's first index.
+      B.store(O.IndexVars[Dim], isUniformSlot(O.IndexVars[Dim]) ? Base : Idx);
       Value *BodySlot = freshSlot(andMask(Entry, InRange), "__foreach_mask");
       Stack.push_back({Context::ForeachBody, BodySlot});
       region(*O.Regions[0]);
       Stack.pop_back();
       B.store(Counter, bin(BinaryOp::Add, B.load(Counter), B.constInt(W, IdxTy), IdxTy));
     } else {
-      B.store(O.IndexVars[Dim], broadcast(Base, VIdxTy));
+      B.store(O.IndexVars[Dim], isUniformSlot(O.IndexVars[Dim]) ? Base : broadcast(Base, VIdxTy));
       foreachDim(O, Dim + 1, Entry);
       B.store(Counter, bin(BinaryOp::Add, B.load(Counter), B.constInt(1, IdxTy), IdxTy));
     }
     B.setInsertRegion(Saved);
+  }
+
+  static bool isUniformSlot(Value *Slot) { return !Slot->Ty->getPointee()->isVarying(); }
+
+  /// The full chunks of the innermost dimension, as ISPC runs them: when every
+  /// lane of `Entry` is on, `while (End - counter >= W)` runs a copy of the
+  /// body with the all-on mask (no in-range test, unmasked memory ops once
+  /// LLVM folds the constant mask) and advances the counter; the general loop
+  /// after it then sees only the last, partial chunk (or every chunk when some
+  /// lane of `Entry` is off).
+  void fullChunks(Op &O, size_t Dim, Value *Entry, Value *Counter) {
+    Value *Begin = O.Operands[2 * Dim], *End = O.Operands[2 * Dim + 1];
+    const Type *IdxTy = Begin->Ty;
+    const Type *VIdxTy = Types->withVariability(IdxTy, Variability::Varying);
+    Region *SavedIf = openIf(B.create(OpCode::All, Bool, {Entry})->result());
+    Region *SavedLoop = openLoop();
+    Value *Base = B.load(Counter);
+    Value *Left = bin(BinaryOp::Sub, End, Base, IdxTy);
+    breakUnless(bin(BinaryOp::GE, Left, B.constInt(W, IdxTy), Bool));
+    if (isUniformSlot(O.IndexVars[Dim])) {
+      B.store(O.IndexVars[Dim], Base);
+    } else {
+      Value *PI = B.create(OpCode::Convert, VIdxTy, {programIndex()})->result();
+      PI->Def->Cast = CastKind::IntegralCast;
+      B.store(O.IndexVars[Dim], bin(BinaryOp::Add, broadcast(Base, VIdxTy), PI, VIdxTy));
+    }
+    // The copy's own values are fresh; the general loop keeps the original body.
+    Region Copy;
+    std::map<const Value *, Value *> Map;
+    cloneRegionInto(*O.Regions[0], Copy, Map);
+    Stack.push_back({Context::ForeachBody, freshSlot(allOn(), "__foreach_full_mask")});
+    region(Copy);
+    Stack.pop_back();
+    // Cannot overflow: counter + W <= End. (`nsw` lets LLVM widen the index.)
+    Value *Next = bin(BinaryOp::Add, B.load(Counter), B.constInt(W, IdxTy), IdxTy);
+    Next->Def->NoSignedWrap = IdxTy->isSignedInteger();
+    B.store(Counter, Next);
+    B.setInsertRegion(SavedLoop);
+    B.setInsertRegion(SavedIf);
   }
 
   void foreachOp(Op &O) { foreachDim(O, 0, mask()); }

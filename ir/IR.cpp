@@ -135,6 +135,54 @@ Value *Builder::var(const Type *T, const std::string &NameHint) {
   return O->result();
 }
 
+void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Value *> &Map) {
+  auto MapV = [&](Value *V) -> Value * {
+    if (!V)
+      return nullptr;
+    auto It = Map.find(V);
+    return It == Map.end() ? V : It->second;
+  };
+  for (const auto &O : From.Ops) {
+    auto C = std::make_unique<Op>(O->Code, O->Loc);
+    for (Value *V : O->Operands)
+      C->Operands.push_back(MapV(V));
+    for (Value *V : O->IndexVars)
+      C->IndexVars.push_back(MapV(V));
+    for (Value *V : O->LaunchCounts)
+      C->LaunchCounts.push_back(MapV(V));
+    C->Mask = MapV(O->Mask);
+    C->Imm = O->Imm;
+    C->FImm = O->FImm;
+    C->Text = O->Text;
+    C->BuiltinId = O->BuiltinId;
+    C->UnOp = O->UnOp;
+    C->BinOp = O->BinOp;
+    C->Cast = O->Cast;
+    C->VarType = O->VarType;
+    C->FieldIndex = O->FieldIndex;
+    C->Callee = O->Callee;
+    C->GlobalRef = O->GlobalRef;
+    C->DoWhile = O->DoWhile;
+    C->Tiled = O->Tiled;
+    C->Coherent = O->Coherent;
+    C->NoSignedWrap = O->NoSignedWrap;
+    if (Value *R = O->result()) {
+      C->Result = std::make_unique<Value>(R->Ty, C.get());
+      C->Result->NameHint = R->NameHint;
+      C->Result->AffineBase = MapV(R->AffineBase);
+      C->Result->AffineStride = R->AffineStride;
+      Map[R] = C->Result.get();
+    }
+    for (const auto &Sub : O->Regions) {
+      C->Regions.push_back(std::make_unique<Region>());
+      C->Regions.back()->Parent = C.get();
+      cloneRegionInto(*Sub, *C->Regions.back(), Map);
+    }
+    C->ParentRegion = &To;
+    To.Ops.push_back(std::move(C));
+  }
+}
+
 const Type *loadedType(TypeContext &Types, const Type *AddrTy) {
   const Type *Pointee = AddrTy->getPointee();
   if (AddrTy->isVarying())

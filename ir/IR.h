@@ -12,6 +12,7 @@
 #include "frontend/Types.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ public:
   Op *Def;              ///< null for parameters
   unsigned Id = 0;      ///< numbered by the printer
   std::string NameHint; ///< the source variable, when there is one
+  /// Set by the variability analysis on varying integers that equal
+  /// AffineBase + programIndex * AffineStride (AffineBase uniform, defined
+  /// before this value); null when unknown.
+  Value *AffineBase = nullptr;
+  int64_t AffineStride = 0;
 
   bool isVarying() const { return Ty->isVarying(); }
 };
@@ -145,6 +151,9 @@ public:
   bool DoWhile = false;
   bool Tiled = false;
   bool Coherent = false;
+  /// Signed integer add/sub/mul that may not overflow (LLVM `nsw`): set by the
+  /// variability analysis on the uniform index arithmetic it builds.
+  bool NoSignedWrap = false;
 
   Value *result() const { return Result.get(); }
   Region &region(unsigned I) { return *Regions[I]; }
@@ -216,6 +225,11 @@ private:
   Region *Insert = nullptr;
   SourceLoc Loc;
 };
+
+/// Appends copies of `From`'s ops to `To`. Values defined inside `From` are
+/// replaced by their copies in the copies' operands; `Map` starts with any
+/// other replacements and ends with old value -> copy for every result.
+void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Value *> &Map);
 
 /// The type of a value at the address `Addr` points to, with the address's
 /// variability: loading through a varying pointer yields a varying value.

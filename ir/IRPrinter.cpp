@@ -115,6 +115,8 @@ private:
       break;
     case OpCode::Binary:
       OS << " '" << binaryOpSpelling(O.BinOp) << "'";
+      if (O.NoSignedWrap)
+        OS << " nsw";
       break;
     case OpCode::Convert:
       OS << " " << castKindName(O.Cast);
@@ -175,6 +177,11 @@ private:
       OS << " tiled";
     if (Value *R = O.result()) {
       OS << " : " << R->Ty->toString();
+      if (R->AffineBase) {
+        OS << " affine(";
+        ref(R->AffineBase);
+        OS << " + programIndex * " << R->AffineStride << ")";
+      }
       if (!R->NameHint.empty())
         OS << "  ; " << R->NameHint;
     }
