@@ -762,14 +762,22 @@ private:
   llvm::Value *taskBuiltin(BuiltinVar Which) {
     if (Target.isGPU())
       return gpuTaskBuiltin(Which);
-    if (!CurIR->flags().Task) {
-      bool IsCount = Which == BuiltinVar::TaskCount || Which == BuiltinVar::TaskCount0 ||
-                     Which == BuiltinVar::TaskCount1 || Which == BuiltinVar::TaskCount2 ||
-                     Which == BuiltinVar::BlockCount;
-      return B.getInt32(IsCount ? 1 : 0);
+    // A task reads its own parameters; any other function reads the context of
+    // the task running on this thread (index 0 of 1 outside every task), so a
+    // helper called from a task sees the task's values, as it sees the warp's
+    // on NVPTX.
+    std::function<llvm::Value *(unsigned)> Arg;
+    if (CurIR->flags().Task) {
+      unsigned First = CurIR->Params.size();
+      Arg = [this, First](unsigned I) -> llvm::Value * { return Fn->getArg(First + I); };
+    } else {
+      llvm::GlobalVariable *Context = taskContext();
+      llvm::Value *Base = B.CreateThreadLocalAddress(Context);
+      Arg = [this, Context, Base](unsigned I) -> llvm::Value * {
+        return B.CreateLoad(B.getInt32Ty(),
+                            B.CreateConstInBoundsGEP2_32(Context->getValueType(), Base, 0, I));
+      };
     }
-    unsigned First = CurIR->Params.size();
-    auto Arg = [&](unsigned I) { return Fn->getArg(First + I); };
     switch (Which) {
     case BuiltinVar::TaskIndex0:
       return Arg(0);
@@ -833,9 +841,36 @@ private:
                                    EB.CreateStructGEP(ArgsTy, E->getArg(0), I - 1)));
     for (unsigned I = 0; I < TaskIndexParams; ++I)
       Args.push_back(E->getArg(1 + I));
+    // The functions the task calls read its indices from the thread's task
+    // context; the previous one comes back afterwards, since a worker thread
+    // may run this task inside another task's sync.
+    llvm::GlobalVariable *Context = taskContext();
+    llvm::Value *ContextAddr = EB.CreateThreadLocalAddress(Context);
+    llvm::Value *Saved = EB.CreateLoad(Context->getValueType(), ContextAddr);
+    for (unsigned I = 0; I < TaskIndexParams; ++I)
+      EB.CreateStore(E->getArg(1 + I),
+                     EB.CreateConstInBoundsGEP2_32(Context->getValueType(), ContextAddr, 0, I));
     EB.CreateCall(Functions[&Task], Args);
+    EB.CreateStore(Saved, ContextAddr);
     EB.CreateRetVoid();
     return E;
+  }
+
+  /// The thread's current task indices (taskIndex0..2, taskCount0..2), one
+  /// thread-local array shared by every spmdc module of a program.
+  llvm::GlobalVariable *taskContext() {
+    const char *Name = "__spmdc_task_context";
+    if (llvm::GlobalVariable *G = Mod->getNamedGlobal(Name))
+      return G;
+    auto *T = llvm::ArrayType::get(B.getInt32Ty(), TaskIndexParams);
+    std::vector<llvm::Constant *> Init;
+    for (unsigned I = 0; I < TaskIndexParams; ++I)
+      Init.push_back(B.getInt32(I < 3 ? 0 : 1));
+    auto *G = new llvm::GlobalVariable(*Mod, T, false, llvm::GlobalValue::LinkOnceODRLinkage,
+                                       llvm::ConstantArray::get(T, Init), Name, nullptr,
+                                       llvm::GlobalValue::GeneralDynamicTLSModel);
+    G->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    return G;
   }
 
   void launch(ir::Op &O) {
