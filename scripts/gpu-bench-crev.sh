@@ -62,7 +62,7 @@ prepare() {
       { cat "$out/ptxas.log" >&2; echo "prepare: ptxas rejects $k.ptx" >&2; exit 1; }
   done
   cp "$root"/examples/crev/gpu/{bench.cu,cuda_naive.cu,cuda_launch.cu,kernels_cuda.h,inputs.h} \
-    "$root"/runtime/cuda/spmdc_cuda.{h,c} "$out/src/"
+    "$root"/runtime/cuda/spmdc_cuda.{h,c} "$root"/examples/common/cuda_bench.h "$out/src/"
   cp "$root/scripts/gpu-bench-crev.sh" "$out/"
   # Build here too (libcuda from the toolkit's stubs), so that `run` can fail only on the GPU.
   local check="$out/bin-check"

@@ -56,7 +56,7 @@ prepare() {
   fi
   rm -rf "$cpu"
   cp "$root"/examples/gpu/*.cu "$root"/examples/gpu/*.h "$root"/runtime/cuda/spmdc_cuda.h \
-    "$root"/runtime/cuda/spmdc_cuda.c "$out/src/"
+    "$root"/runtime/cuda/spmdc_cuda.c "$root"/examples/common/cuda_bench.h "$out/src/"
   cp "$root/examples/cuda-host/main.cpp" "$out/cuda-host/"
   # Compile and link the host code here too (libcuda from the toolkit's stubs),
   # so that `run` can fail only on the GPU itself.

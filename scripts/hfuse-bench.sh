@@ -45,7 +45,8 @@ prepare() {
   done
   # The device needs only the cubins and manifests.
   find "$out" -name '*.ptx' -delete
-  cp "$ex/bench.cu" "$root/runtime/cuda/spmdc_cuda.h" "$root/runtime/cuda/spmdc_cuda.c" "$out/src/"
+  cp "$ex/bench.cu" "$root/runtime/cuda/spmdc_cuda.h" "$root/runtime/cuda/spmdc_cuda.c" \
+    "$root/examples/common/cuda_bench.h" "$out/src/"
   cp "$root/scripts/hfuse-bench.sh" "$out/"
   local check="$root/build/hfuse-bench-check"
   rm -rf "$check" && mkdir -p "$check"

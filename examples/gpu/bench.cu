@@ -7,6 +7,7 @@
 // Prints the device-to-device copy bandwidth, one line per spmdc block size
 // tried, and a table: kernel, CUDA ms, spmdc ms, spmdc/CUDA, and for the
 // memory-bound kernels the achieved bandwidth as a fraction of the copy bandwidth.
+#include "cuda_bench.h"
 #include "kernels_cuda.h"
 #include "spmdc_cuda.h"
 
@@ -37,49 +38,6 @@ constexpr int TimedRuns = 21;
 constexpr int CudaThreadsPerBlock = 256;
 // Block sizes (warps per block) tried for the spmdc kernels.
 const unsigned WarpsPerBlockTried[] = {2, 4, 8, 16, 32};
-
-[[noreturn]] void fatal(const std::string &What) {
-  std::fprintf(stderr, "bench: %s\n", What.c_str());
-  std::exit(1);
-}
-
-void check(cudaError_t E, const char *What) {
-  if (E != cudaSuccess)
-    fatal(std::string(What) + ": " + cudaGetErrorString(E));
-}
-
-void check(CUresult R, const char *What) {
-  if (R != CUDA_SUCCESS) {
-    const char *Text = "?";
-    cuGetErrorString(R, &Text);
-    fatal(std::string(What) + ": " + Text);
-  }
-}
-
-// A device buffer of T, freed at scope exit.
-template <typename T> struct DeviceBuffer {
-  T *Ptr = nullptr;
-  size_t Count = 0;
-  explicit DeviceBuffer(size_t N) : Count(N) {
-    check(cudaMalloc(&Ptr, N * sizeof(T)), "cudaMalloc");
-  }
-  ~DeviceBuffer() { cudaFree(Ptr); }
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  CUdeviceptr dev() const { return reinterpret_cast<CUdeviceptr>(Ptr); }
-  size_t bytes() const { return Count * sizeof(T); }
-  void upload(const std::vector<T> &H) {
-    check(cudaMemcpy(Ptr, H.data(), bytes(), cudaMemcpyHostToDevice), "upload");
-  }
-  void copyFrom(const DeviceBuffer &O) {
-    check(cudaMemcpy(Ptr, O.Ptr, bytes(), cudaMemcpyDeviceToDevice), "copy");
-  }
-  std::vector<T> download() const {
-    std::vector<T> H(Count);
-    check(cudaMemcpy(H.data(), Ptr, bytes(), cudaMemcpyDeviceToHost), "download");
-    return H;
-  }
-};
 
 // Deterministic inputs in [Lo, Hi).
 std::vector<float> randomFloats(size_t N, float Lo, float Hi, uint64_t Seed) {

@@ -14,6 +14,7 @@
 // else DIR/apart.cubin). Writes OUTDIR/tuned.conf (the winners at ratio 1, in
 // the --hfuse-config syntax), OUTDIR/candidates.txt (every candidate's time)
 // and OUTDIR/results.md (the table).
+#include "cuda_bench.h"
 #include "spmdc_cuda.h"
 
 #include <cuda.h>
@@ -41,16 +42,6 @@ constexpr int TimedRuns = 21;
 // with the full one next to the baselines.
 constexpr int TuneWarmUps = 1;
 constexpr int TuneRuns = 7;
-
-[[noreturn]] void fatal(const std::string &What) {
-  std::fprintf(stderr, "bench: %s\n", What.c_str());
-  std::exit(1);
-}
-
-void check(cudaError_t E, const char *What) {
-  if (E != cudaSuccess)
-    fatal(std::string(What) + ": " + cudaGetErrorString(E));
-}
 
 void checkLoader(int Rc, const std::string &What) {
   if (Rc != 0)
@@ -91,22 +82,22 @@ __global__ void countMismatches(const uint32_t *A, const uint32_t *B, size_t N,
 }
 
 // A device buffer of bytes, freed at exit.
-struct DeviceBuffer {
+struct DeviceBytes {
   void *Ptr = nullptr;
   size_t Bytes = 0;
-  explicit DeviceBuffer(size_t N) : Bytes(N) { check(cudaMalloc(&Ptr, N), "cudaMalloc"); }
-  ~DeviceBuffer() { cudaFree(Ptr); }
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  explicit DeviceBytes(size_t N) : Bytes(N) { check(cudaMalloc(&Ptr, N), "cudaMalloc"); }
+  ~DeviceBytes() { cudaFree(Ptr); }
+  DeviceBytes(const DeviceBytes &) = delete;
+  DeviceBytes &operator=(const DeviceBytes &) = delete;
   CUdeviceptr dev() const { return reinterpret_cast<CUdeviceptr>(Ptr); }
 };
 
-void fillRandom(DeviceBuffer &B, float Lo, float Hi, uint64_t Seed) {
+void fillRandom(DeviceBytes &B, float Lo, float Hi, uint64_t Seed) {
   fillFloats<<<1024, 256>>>(static_cast<float *>(B.Ptr), B.Bytes / 4, Lo, Hi, Seed);
   check(cudaGetLastError(), "fillFloats");
 }
 
-void fillRandomWords(DeviceBuffer &B, uint64_t Seed) {
+void fillRandomWords(DeviceBytes &B, uint64_t Seed) {
   fillWords<<<1024, 256>>>(static_cast<uint32_t *>(B.Ptr), B.Bytes / 4, Seed);
   check(cudaGetLastError(), "fillWords");
 }
@@ -132,7 +123,7 @@ struct Problem {
   // output buffers or, with ToCheck, to the check buffers.
   virtual std::vector<void *> args(bool ToCheck) = 0;
   // The output and check buffers' used bytes, in matching order.
-  virtual std::vector<std::pair<DeviceBuffer *, DeviceBuffer *>> outputs() = 0;
+  virtual std::vector<std::pair<DeviceBytes *, DeviceBytes *>> outputs() = 0;
   virtual size_t outputBytes() const = 0;
   // Called before a verification run (the histogram adds to its output).
   virtual void resetOutputs(cudaStream_t) {}
@@ -144,7 +135,7 @@ unsigned ceilDiv(size_t A, size_t B) { return static_cast<unsigned>((A + B - 1) 
 // Batch-norm statistics over N images of 256 channels of 56x56: a unit is one image.
 struct BatchnormProblem : Problem {
   int N = 1, C = 256, HW = 56 * 56;
-  DeviceBuffer In, Mean, Var, MeanCheck, VarCheck;
+  DeviceBytes In, Mean, Var, MeanCheck, VarCheck;
   CUdeviceptr InP, MeanP, VarP, MeanCheckP, VarCheckP;
   BatchnormProblem(int Max)
       : Problem("batchnorm_stats", Max), In((size_t)Max * 256 * 56 * 56 * 4), Mean(256 * 4),
@@ -159,7 +150,7 @@ struct BatchnormProblem : Problem {
   std::vector<void *> args(bool ToCheck) override {
     return {&N, &C, &HW, &InP, ToCheck ? &MeanCheckP : &MeanP, ToCheck ? &VarCheckP : &VarP};
   }
-  std::vector<std::pair<DeviceBuffer *, DeviceBuffer *>> outputs() override {
+  std::vector<std::pair<DeviceBytes *, DeviceBytes *>> outputs() override {
     return {{&Mean, &MeanCheck}, {&Var, &VarCheck}};
   }
   size_t outputBytes() const override { return (size_t)C * 4; }
@@ -170,7 +161,7 @@ struct BatchnormProblem : Problem {
 struct HistogramProblem : Problem {
   int N = 0, Bins = 1024;
   float Lo = -1.0f, Hi = 1.0f;
-  DeviceBuffer In, Hist, HistCheck;
+  DeviceBytes In, Hist, HistCheck;
   CUdeviceptr InP, HistP, HistCheckP;
   HistogramProblem(int Max)
       : Problem("histogram1d", Max), In((size_t)Max << 22), Hist(1024 * 4), HistCheck(1024 * 4) {
@@ -182,7 +173,7 @@ struct HistogramProblem : Problem {
   std::vector<void *> args(bool ToCheck) override {
     return {&N, &InP, &Bins, &Lo, &Hi, ToCheck ? &HistCheckP : &HistP};
   }
-  std::vector<std::pair<DeviceBuffer *, DeviceBuffer *>> outputs() override {
+  std::vector<std::pair<DeviceBytes *, DeviceBytes *>> outputs() override {
     return {{&Hist, &HistCheck}};
   }
   size_t outputBytes() const override { return (size_t)Bins * 4; }
@@ -197,7 +188,7 @@ struct HistogramProblem : Problem {
 struct PlanesProblem : Problem {
   int Planes = 0, H, W;
   size_t InPerPlane, OutPerPlane;
-  DeviceBuffer In, Out, OutCheck;
+  DeviceBytes In, Out, OutCheck;
   CUdeviceptr InP, OutP, OutCheckP;
   PlanesProblem(const char *K, int Max, int H, int W, size_t InPer, size_t OutPer, uint64_t Seed)
       : Problem(K, Max), H(H), W(W), InPerPlane(InPer), OutPerPlane(OutPer),
@@ -215,7 +206,7 @@ struct PlanesProblem : Problem {
   std::vector<void *> args(bool ToCheck) override {
     return {&Planes, &H, &W, &InP, ToCheck ? &OutCheckP : &OutP};
   }
-  std::vector<std::pair<DeviceBuffer *, DeviceBuffer *>> outputs() override {
+  std::vector<std::pair<DeviceBytes *, DeviceBytes *>> outputs() override {
     return {{&Out, &OutCheck}};
   }
   size_t outputBytes() const override { return (size_t)Planes * OutPerPlane * 4; }
@@ -240,7 +231,7 @@ struct Im2colProblem : PlanesProblem {
 struct MemhashProblem : Problem {
   int Items = 0, Rows = 1 << 24, Rounds = 64;
   uint32_t Seed = 0x1234567u;
-  DeviceBuffer Table, Out, OutCheck;
+  DeviceBytes Table, Out, OutCheck;
   CUdeviceptr TableP, OutP, OutCheckP;
   MemhashProblem(int Max)
       : Problem("memhash", Max), Table((size_t)(1 << 24) * 16), Out((size_t)Max << 18),
@@ -253,7 +244,7 @@ struct MemhashProblem : Problem {
   std::vector<void *> args(bool ToCheck) override {
     return {&Items, &Seed, &Rows, &TableP, &Rounds, ToCheck ? &OutCheckP : &OutP};
   }
-  std::vector<std::pair<DeviceBuffer *, DeviceBuffer *>> outputs() override {
+  std::vector<std::pair<DeviceBytes *, DeviceBytes *>> outputs() override {
     return {{&Out, &OutCheck}};
   }
   size_t outputBytes() const override { return (size_t)Items * 4; }
@@ -263,7 +254,7 @@ struct MemhashProblem : Problem {
 struct ComputehashProblem : Problem {
   int Items = 0, Rounds = 64;
   uint32_t Key = 0xabcdef01u;
-  DeviceBuffer Out, OutCheck;
+  DeviceBytes Out, OutCheck;
   CUdeviceptr OutP, OutCheckP;
   ComputehashProblem(int Max)
       : Problem("computehash", Max), Out((size_t)Max << 18), OutCheck((size_t)Max << 18) {
@@ -274,7 +265,7 @@ struct ComputehashProblem : Problem {
   std::vector<void *> args(bool ToCheck) override {
     return {&Items, &Key, &Rounds, ToCheck ? &OutCheckP : &OutP};
   }
-  std::vector<std::pair<DeviceBuffer *, DeviceBuffer *>> outputs() override {
+  std::vector<std::pair<DeviceBytes *, DeviceBytes *>> outputs() override {
     return {{&Out, &OutCheck}};
   }
   size_t outputBytes() const override { return (size_t)Items * 4; }

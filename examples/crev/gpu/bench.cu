@@ -13,6 +13,7 @@
 // reference. The graph examples run a host loop (a launch per DFS step, Bellman-Ford round or
 // components sweep, the next step's size read back in between); a run of any version is the
 // whole loop, including the reset of its state from device copies of the initial state.
+#include "cuda_bench.h"
 #include "inputs.h"
 #include "kernels_cuda.h"
 #include "spmdc_cuda.h"
@@ -65,45 +66,6 @@ constexpr int PendingLaunches = 1 << 18;
 // child): a frame is under 100 bytes, the recursion depth a few dozen.
 constexpr size_t ThreadStackBytes = 8192;
 constexpr int8_t Poison = 7;
-
-[[noreturn]] void fatal(const std::string &What) {
-  std::fprintf(stderr, "bench: %s\n", What.c_str());
-  std::exit(1);
-}
-
-void check(cudaError_t E, const char *What) {
-  if (E != cudaSuccess)
-    fatal(std::string(What) + ": " + cudaGetErrorString(E));
-}
-
-void check(CUresult R, const char *What) {
-  if (R != CUDA_SUCCESS) {
-    const char *Text = "?";
-    cuGetErrorString(R, &Text);
-    fatal(std::string(What) + ": " + Text);
-  }
-}
-
-// A device buffer of T, freed at scope exit.
-template <typename T> struct DeviceBuffer {
-  T *Ptr = nullptr;
-  size_t Count = 0;
-  explicit DeviceBuffer(size_t N) : Count(N) {
-    check(cudaMalloc(&Ptr, std::max<size_t>(N, 1) * sizeof(T)), "cudaMalloc");
-  }
-  ~DeviceBuffer() { cudaFree(Ptr); }
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  CUdeviceptr dev() const { return reinterpret_cast<CUdeviceptr>(Ptr); }
-  void upload(const std::vector<T> &H) {
-    check(cudaMemcpy(Ptr, H.data(), Count * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  }
-  std::vector<T> download() const {
-    std::vector<T> H(Count);
-    check(cudaMemcpy(H.data(), Ptr, Count * sizeof(T), cudaMemcpyDeviceToHost), "download");
-    return H;
-  }
-};
 
 // Milliseconds of one launch sequence (`Launch` enqueues on stream 0), by CUDA events.
 float eventMs(const std::function<void()> &Launch) {
