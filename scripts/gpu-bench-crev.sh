@@ -17,13 +17,7 @@
 # `run` exits non-zero when a build fails or any version disagrees with the reference.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ -n "${CUDA_HOME:-}" ]; then
-  cuda="$CUDA_HOME"
-elif command -v nvcc >/dev/null; then
-  cuda="$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)"
-else
-  cuda=/usr/local/cuda
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/cuda-toolkit.sh"
 nvcc="$cuda/bin/nvcc"
 nvcc_flags=(-O3 -arch=sm_90 -std=c++17)
 kernels=(string_match book_filter dfs bellman_ford connected_components quicksort_bitonic
@@ -43,7 +37,7 @@ prepare() {
   mkdir -p "$cpu"
   "$spmdc" --target=host -O2 "$root/examples/crev/gpu/cpu_tasks.spmd" -o "$cpu/cpu_tasks.o" \
     -h "$cpu/cpu_tasks.h" || { echo "prepare: spmdc --target=host failed on cpu_tasks.spmd" >&2; exit 1; }
-  if ! c++ -O2 -std=c++17 -fopenmp -I"$cpu" "$root/examples/crev/gpu/cpu_check.cpp" "$cpu/cpu_tasks.o" \
+  if ! c++ -O2 -std=c++17 -fopenmp -I"$cpu" -I"$root/examples/crev/common" "$root/examples/crev/gpu/cpu_check.cpp" "$cpu/cpu_tasks.o" \
     "$runtime" -lpthread -o "$cpu/cpu_check" || ! "$cpu/cpu_check" >"$cpu/cpu_check.log"; then
     cat "$cpu/cpu_check.log" >&2 2>/dev/null
     echo "prepare: the crev GPU kernels are wrong on the CPU" >&2
@@ -62,8 +56,9 @@ prepare() {
       { cat "$out/ptxas.log" >&2; echo "prepare: ptxas rejects $k.ptx" >&2; exit 1; }
   done
   cp "$root"/examples/crev/gpu/{bench.cu,cuda_naive.cu,cuda_launch.cu,kernels_cuda.h,inputs.h} \
-    "$root"/runtime/cuda/spmdc_cuda.{h,c} "$root"/examples/common/cuda_bench.h "$out/src/"
-  cp "$root/scripts/gpu-bench-crev.sh" "$out/"
+    "$root"/runtime/cuda/spmdc_cuda.{h,c} "$root"/examples/common/cuda_bench.h \
+    "$root"/examples/crev/common/rng.h "$out/src/"
+  cp "$root/scripts/gpu-bench-crev.sh" "$root/scripts/cuda-toolkit.sh" "$out/"
   # Build here too (libcuda from the toolkit's stubs), so that `run` can fail only on the GPU.
   local check="$out/bin-check"
   mkdir -p "$check"

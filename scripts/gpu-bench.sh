@@ -9,14 +9,7 @@
 # `run` exits non-zero when a build fails or the spmdc and CUDA results disagree.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# The CUDA toolkit: $CUDA_HOME, else the one whose nvcc is on PATH, else /usr/local/cuda.
-if [ -n "${CUDA_HOME:-}" ]; then
-  cuda="$CUDA_HOME"
-elif command -v nvcc >/dev/null; then
-  cuda="$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)"
-else
-  cuda=/usr/local/cuda
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/cuda-toolkit.sh"
 kernels=(saxpy stencil mandelbrot options reduce)
 
 # nvcc and its flags for the benchmark; the same here (checked against the stub

@@ -8,13 +8,7 @@
 #   bash scripts/hfuse-bench.sh run DIR [OUT]   # on the GPU machine: nvcc, tune, time, table
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ -n "${CUDA_HOME:-}" ]; then
-  cuda="$CUDA_HOME"
-elif command -v nvcc >/dev/null; then
-  cuda="$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)"
-else
-  cuda=/usr/local/cuda
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/cuda-toolkit.sh"
 nvcc_flags=(-O3 -arch=sm_90 -std=c++17)
 # The pairs: A,B as scripts/hfuse-tune.py and bench.cu name them.
 pairs=(batchnorm_stats,upsample_bilinear2x batchnorm_stats,histogram1d histogram1d,im2col3x3
@@ -47,7 +41,7 @@ prepare() {
   find "$out" -name '*.ptx' -delete
   cp "$ex/bench.cu" "$root/runtime/cuda/spmdc_cuda.h" "$root/runtime/cuda/spmdc_cuda.c" \
     "$root/examples/common/cuda_bench.h" "$out/src/"
-  cp "$root/scripts/hfuse-bench.sh" "$out/"
+  cp "$root/scripts/hfuse-bench.sh" "$root/scripts/cuda-toolkit.sh" "$out/"
   local check="$root/build/hfuse-bench-check"
   rm -rf "$check" && mkdir -p "$check"
   build_host "$out" "$check" "-L$cuda/lib64/stubs" || { echo "prepare: bench.cu does not build" >&2; exit 1; }

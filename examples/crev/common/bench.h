@@ -1,6 +1,8 @@
 // Shared helpers for the CREV benchmark drivers: command-line sizes, timing, result lines.
 #pragma once
 
+#include "rng.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -57,20 +59,6 @@ inline Options parseOptions(int argc, char **argv) {
     O.Reps = 1;
   return O;
 }
-
-/// xorshift64*: a fast deterministic generator so inputs do not depend on the libc.
-struct Rng {
-  unsigned long long S;
-  explicit Rng(unsigned Seed) : S(0x9E3779B97F4A7C15ull ^ (Seed + 1)) {}
-  unsigned long long next() {
-    S ^= S >> 12;
-    S ^= S << 25;
-    S ^= S >> 27;
-    return S * 2685821657736338717ull;
-  }
-  /// Uniform in [0, N).
-  unsigned below(unsigned N) { return unsigned((next() >> 32) % N); }
-};
 
 /// Milliseconds of the fastest of `Reps` runs of `Body`; `Reset` runs untimed before each.
 template <typename ResetFn, typename BodyFn> double bestOf(int Reps, ResetFn Reset, BodyFn Body) {

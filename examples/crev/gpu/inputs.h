@@ -3,6 +3,8 @@
 // generators as the CPU examples in examples/crev/, sized by the caller.
 #pragma once
 
+#include "rng.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,20 +14,9 @@ namespace crevgpu {
 
 using std::size_t;
 
-/// The CPU examples' generator (examples/crev/common/bench.h): the same seed gives the same
+/// The CPU examples' generator (examples/crev/common/rng.h): the same seed gives the same
 /// inputs here.
-struct Rng {
-  unsigned long long S;
-  explicit Rng(unsigned Seed) : S(0x9E3779B97F4A7C15ull ^ (Seed + 1)) {}
-  unsigned long long next() {
-    S ^= S >> 12;
-    S ^= S << 25;
-    S ^= S >> 27;
-    return S * 2685821657736338717ull;
-  }
-  /// Uniform in [0, N).
-  unsigned below(unsigned N) { return unsigned((next() >> 32) % N); }
-};
+using Rng = crev::Rng;
 
 /// Letters by English frequency; the first `Alphabet` of them make up the text.
 inline const char *letters() { return "etaoinshrdlcumwfgypbvkjxqz"; }
