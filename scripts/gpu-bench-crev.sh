@@ -57,7 +57,7 @@ prepare() {
   done
   cp "$root"/examples/crev/gpu/{bench.cu,cuda_naive.cu,cuda_launch.cu,kernels_cuda.h,inputs.h} \
     "$root"/runtime/cuda/spmdc_cuda.{h,c} "$root"/examples/common/cuda_bench.h \
-    "$root"/examples/crev/common/rng.h "$out/src/"
+    "$root"/examples/crev/common/{rng.h,graph.h} "$out/src/"
   cp "$root/scripts/gpu-bench-crev.sh" "$root/scripts/cuda-toolkit.sh" "$out/"
   # Build here too (libcuda from the toolkit's stubs), so that `run` can fail only on the GPU.
   local check="$out/bin-check"

@@ -1,5 +1,6 @@
 // Bellman-Ford benchmark: sequential frontier Bellman-Ford, PAR and CREV, distances checked
 // exactly.
+#include "../common/bench.h"
 #include "../common/graph.h"
 #include "bellman_ford.h"
 

@@ -1,7 +1,8 @@
-// Random graphs in compressed sparse row form for the CREV graph benchmarks.
+// Random graphs in compressed sparse row form for the CREV graph benchmarks, on the CPU
+// (examples/crev/*/main.cpp) and on the GPU (examples/crev/gpu/inputs.h).
 #pragma once
 
-#include "bench.h"
+#include "rng.h"
 
 #include <vector>
 

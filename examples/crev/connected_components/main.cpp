@@ -1,5 +1,6 @@
 // Connected components benchmark: sequential label propagation, PAR and CREV, leaders checked
 // exactly.
+#include "../common/bench.h"
 #include "../common/graph.h"
 #include "connected_components.h"
 

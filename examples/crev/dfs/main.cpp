@@ -1,4 +1,5 @@
 // Graph traversal benchmark: sequential DFS, PAR (lane walks its list) and CREV, checked exactly.
+#include "../common/bench.h"
 #include "../common/graph.h"
 #include "dfs.h"
 

@@ -3,6 +3,7 @@
 // generators as the CPU examples in examples/crev/, sized by the caller.
 #pragma once
 
+#include "graph.h"
 #include "rng.h"
 
 #include <algorithm>
@@ -86,39 +87,9 @@ inline void filterReference(const Books &B, std::vector<int8_t> &Kept) {
 }
 
 /// Random graphs in compressed sparse row form, the CPU graph examples' generator
-/// (examples/crev/common/graph.h): out-edges of v are Edges[Offsets[v] .. Offsets[v + 1]);
-/// most vertices have 1-8 edges, one in ten 16-255; with `Symmetric` every edge is also added
-/// the other way.
-struct Graph {
-  int Vertices = 0;
-  std::vector<int> Offsets, Edges, Weights;
-  int edgeCount() const { return int(Edges.size()); }
-};
-
-inline Graph randomGraph(int Vertices, Rng &R, bool Symmetric) {
-  std::vector<std::vector<int>> Adj(static_cast<size_t>(Vertices));
-  for (int V = 0; V < Vertices; ++V) {
-    int Degree = R.below(10) == 0 ? 16 + int(R.below(240)) : 1 + int(R.below(8));
-    for (int D = 0; D < Degree; ++D) {
-      int To = int(R.below(unsigned(Vertices)));
-      Adj[size_t(V)].push_back(To);
-      if (Symmetric)
-        Adj[size_t(To)].push_back(V);
-    }
-  }
-  Graph G;
-  G.Vertices = Vertices;
-  G.Offsets.resize(size_t(Vertices) + 1);
-  for (int V = 0; V < Vertices; ++V) {
-    G.Offsets[size_t(V)] = int(G.Edges.size());
-    G.Edges.insert(G.Edges.end(), Adj[size_t(V)].begin(), Adj[size_t(V)].end());
-  }
-  G.Offsets[size_t(Vertices)] = int(G.Edges.size());
-  G.Weights.resize(G.Edges.size());
-  for (auto &W : G.Weights)
-    W = 1 + int(R.below(100));
-  return G;
-}
+/// (examples/crev/common/graph.h).
+using Graph = crev::Graph;
+using crev::randomGraph;
 
 /// Scalar reference of the traversal: the CPU example's sequential DFS from Root; F[v] =
 /// degree / Vertices for every reached vertex, -1 for the others.
