@@ -135,6 +135,14 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.Warnings = false;
       continue;
     }
+    if (A == "--double-literals") {
+      O.Lang.DoubleLiterals = true;
+      continue;
+    }
+    if (A == "--warn-uniform-store-under-varying") {
+      O.Lang.WarnUniformStoreUnderVarying = true;
+      continue;
+    }
     if (A == "-Wno-perf" || A == "--wno-perf") {
       O.PerfWarnings = false;
       continue;
@@ -250,6 +258,12 @@ void printHelp(llvm::raw_ostream &OS) {
         "  -Wno-perf, --wno-perf\n"
         "                      no performance warnings (also #pragma ignore warning(perf))\n"
         "  --error-limit=<n>   stop after n errors (default 20, 0: no limit)\n"
+        "  --warn-uniform-store-under-varying\n"
+        "                      warn where a uniform variable is assigned under varying\n"
+        "                      control flow (stored when any lane is active, as ISPC)\n"
+        "\n"
+        "language:\n"
+        "  --double-literals   unsuffixed floating literals are double (C), not float (ISPC)\n"
         "\n"
         "  --print-host-targets\n"
         "                      list the x86 targets this CPU can run and exit\n"

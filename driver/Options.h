@@ -2,6 +2,7 @@
 #pragma once
 
 #include "frontend/Preprocessor.h"
+#include "frontend/LanguageOptions.h"
 
 #include "llvm/Support/Error.h"
 
@@ -45,6 +46,7 @@ struct CompilerOptions {
   bool VariabilityAnalysis = true;
   unsigned ErrorLimit = 20;
   PreprocessorOptions PP;
+  LanguageOptions Lang; ///< --double-literals, --warn-uniform-store-under-varying
   /// --hfuse values in command-line order (syntax checked while parsing).
   std::vector<std::string> HFuse;
   std::string HFuseConfig; ///< --hfuse-config

@@ -226,7 +226,7 @@ int runCompiler(const CompilerOptions &Opts) {
     return 1;
 
   // 3. Parse (Flex + Bison) into the AST.
-  parseSource(*Expanded, Name, Ctx, Diags);
+  parseSource(*Expanded, Name, Ctx, Diags, /*IsStdlib=*/false, Opts.Lang.DoubleLiterals);
 
   // 4. Semantic analysis: names, types, conversions, variability rules.
   if (!Diags.hasErrors())

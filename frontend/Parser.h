@@ -14,8 +14,9 @@ class DiagnosticEngine;
 /// Locations follow the line markers; before the first one they are in
 /// `BufferName`. Syntax errors are reported to `Diags` with recovery at `;` and
 /// `}`, so independent errors are all reported. When `IsStdlib` is set, the
-/// functions declared are marked FunctionDecl::IsStdlib.
+/// functions declared are marked FunctionDecl::IsStdlib. `DoubleLiterals`
+/// makes unsuffixed floating literals `double` (the stdlib prelude always is).
 void parseSource(std::string_view Text, const std::string &BufferName, ASTContext &Ctx,
-                 DiagnosticEngine &Diags, bool IsStdlib = false);
+                 DiagnosticEngine &Diags, bool IsStdlib = false, bool DoubleLiterals = false);
 
 } // namespace spmdc

@@ -1151,8 +1151,8 @@ void Parser::error(const location_type &Loc, const std::string &Msg) { PS.error(
 //===----------------------------------------------------------------------===//
 
 ParserState::ParserState(std::string_view Text, const std::string &BufferName, ASTContext &Ctx,
-                         DiagnosticEngine &Diags, bool IsStdlib)
-    : Text(Text), Ctx(Ctx), Diags(Diags), IsStdlib(IsStdlib),
+                         DiagnosticEngine &Diags, bool IsStdlib, bool DoubleLiterals)
+    : Text(Text), Ctx(Ctx), Diags(Diags), IsStdlib(IsStdlib), DoubleLiterals(DoubleLiterals),
       File(Diags.getSourceManager().internFileName(BufferName)) {
   Tok.Begin = Tok.End = SourceLoc{File, 1, 1};
 }
@@ -1481,9 +1481,9 @@ const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
     }
   }
   if (!T) {
+    // Implicit int, as ISPC: `const uniform n = 4;` declares an int32.
     if (!Spec.Invalid)
-      PS.error(Spec.Loc, "missing type specifier");
-    Spec.Invalid = true;
+      PS.Diags.warning(Spec.Loc, "no type specified in declaration: assuming int32");
     T = Types.getAtomic(Type::Int32);
   }
   if (Spec.Var != Variability::Unbound && !T->isVoid())
@@ -1741,14 +1741,21 @@ std::string sourceText(ParserState &PS, const SrcSpan &Span) {
 //===----------------------------------------------------------------------===//
 
 void parseSource(std::string_view Text, const std::string &BufferName, ASTContext &Ctx,
-                 DiagnosticEngine &Diags, bool IsStdlib) {
+                 DiagnosticEngine &Diags, bool IsStdlib, bool DoubleLiterals) {
   if (Ctx.ParserScopes.empty())
     Ctx.ParserScopes.emplace_back();
+  // ISPC's built-in type names for pointer-sized and size integers (its
+  // sizes: size_t is 32-bit, the others 64-bit, whatever --addressing says).
+  auto &Names = Ctx.ParserScopes.front().TypeNames;
+  Names.try_emplace("intptr_t", Ctx.Types.getAtomic(Type::Int64));
+  Names.try_emplace("uintptr_t", Ctx.Types.getAtomic(Type::UInt64));
+  Names.try_emplace("ptrdiff_t", Ctx.Types.getAtomic(Type::Int64));
+  Names.try_emplace("size_t", Ctx.Types.getAtomic(Type::UInt32));
   if (Text.size() > 0x7fffffffu) {
     Diags.errorNoLoc("'" + BufferName + "' is too large to compile");
     return;
   }
-  ParserState PS(Text, BufferName, Ctx, Diags, IsStdlib);
+  ParserState PS(Text, BufferName, Ctx, Diags, IsStdlib, IsStdlib || DoubleLiterals);
   void *Scanner = createScanner(PS);
   yy::Parser P(Scanner, PS);
   P.parse();

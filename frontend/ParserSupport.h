@@ -104,12 +104,15 @@ struct InitDeclarator {
 class ParserState {
 public:
   ParserState(std::string_view Text, const std::string &BufferName, ASTContext &Ctx,
-              DiagnosticEngine &Diags, bool IsStdlib);
+              DiagnosticEngine &Diags, bool IsStdlib, bool DoubleLiterals);
 
   std::string_view Text;
   ASTContext &Ctx;
   DiagnosticEngine &Diags;
   bool IsStdlib;
+  /// An unsuffixed floating literal is a `double` (C's rule) instead of ISPC's
+  /// `float`: `--double-literals`, and the stdlib prelude, written that way.
+  bool DoubleLiterals;
 
   // Lexer position: the original file and line (after line markers).
   const std::string *File;

@@ -598,8 +598,8 @@ bool Sema::checkAssign(AssignExpr *E) {
     return true;
   }
   // `a op= b`: the right operand is converted to the type the operation is
-  // computed in (the common type; for shifts and pointer arithmetic, its own
-  // promoted type); the result is converted back to the left operand's type.
+  // computed in (the left operand's; for shifts and pointer arithmetic, its
+  // own promoted type); the result is converted back to the left operand's type.
   BinaryOp Op = *E->Op;
   const Type *RT = E->RHS->Ty;
   Variability V = combine(T->getVariability(), RT->getVariability());
@@ -613,8 +613,9 @@ bool Sema::checkAssign(AssignExpr *E) {
     bool NeedIntegral = Op == BinaryOp::Rem || Op == BinaryOp::BitAnd || Op == BinaryOp::BitOr ||
                         Op == BinaryOp::BitXor || Shift;
     Ok = !NeedIntegral || (isIntegral(T) && isIntegral(RT));
-    Computed =
-        Shift ? Types.getAtomic(promotedKind(T), V) : Types.getAtomic(commonArithKind(T, RT), V);
+    // ISPC converts the right operand to the left one's type and computes in
+    // that type: `int i = 2; i *= 2.6f;` is 4, `int8 c; c += 200` wraps in int8.
+    Computed = Types.getAtomic(promotedKind(T), V);
   }
   if (!Ok) {
     Diags.error(E->Loc, std::string("invalid operands to binary '") + binaryOpSpelling(Op) +
@@ -690,6 +691,9 @@ bool Sema::checkIndex(IndexExpr *E) {
   bool OkI = checkRValue(E->Index);
   if (!OkB || !OkI)
     return false;
+  // ISPC converts a floating subscript to an integer (truncating, as a cast).
+  if (E->Index->Ty->isFloatingPoint())
+    convertQuiet(*this, E->Index, int32Ty(E->Index->Ty->getVariability()));
   if (!isIntegral(E->Index->Ty)) {
     Diags.error(E->Index->Loc,
                 "array subscript is not an integer: it has type " + quoted(E->Index->Ty));

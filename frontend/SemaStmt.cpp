@@ -238,6 +238,11 @@ void Sema::checkFor(ForStmt *S) {
 void Sema::checkSwitch(SwitchStmt *S) {
   SwitchInfo Info;
   bool Ok = S->Cond && checkRValue(S->Cond);
+  // ISPC switches on an int32 at least: a floating condition is truncated to
+  // one, a narrower integer widened (so that `case 255:` stays 255 for int8).
+  if (Ok && (S->Cond->Ty->isFloatingPoint() ||
+             (S->Cond->Ty->isInteger() && S->Cond->Ty->getBitWidth() < 32)))
+    convert(S->Cond, int32Ty(S->Cond->Ty->getVariability()), ConvContext{ConvContext::Condition});
   if (Ok && !isIntegralType(S->Cond->Ty)) {
     Diags.error(S->Cond->Loc, "switch condition must be an integer, not " + quoted(S->Cond->Ty));
     Ok = false;

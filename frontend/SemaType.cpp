@@ -37,11 +37,9 @@ const Type *Sema::bindDeclType(const Type *T, Variability Default) {
 
 Type::Kind Sema::promotedKind(const Type *T) {
   switch (T->getKind()) {
+  // ISPC has no integer promotion: int8/int16 (and unsigned) arithmetic stays
+  // in its type and wraps; only bool and enums compute as int32.
   case Type::Bool:
-  case Type::Int8:
-  case Type::Int16:
-  case Type::UInt8:
-  case Type::UInt16:
   case Type::Enum:
     return Type::Int32;
   default:
@@ -88,8 +86,9 @@ Type::Kind Sema::commonArithKind(const Type *A, const Type *B) {
   Type::Kind KA = A->getKind(), KB = B->getKind();
   if (KA == Type::Double || KB == Type::Double)
     return Type::Double;
+  // ISPC: a float with a 64-bit integer computes in double.
   if (KA == Type::Float || KB == Type::Float)
-    return Type::Float;
+    return kindWidth(KA) == 64 || kindWidth(KB) == 64 ? Type::Double : Type::Float;
   if (KA == Type::Float16 || KB == Type::Float16)
     return Type::Float16;
   KA = promotedKind(A);
@@ -279,8 +278,8 @@ ConvRank Sema::conversionRank(const Type *From, const Type *To, bool IsNull) {
   if (*CK == CastKind::NoOp)
     Promotion = true;
   else if ((*CK == CastKind::IntegralCast || *CK == CastKind::BoolToIntegral) && To->isInteger())
-    // C's integer promotion: bool, 8/16-bit integers and enums to int32.
-    Promotion = promotedKind(From) != FK && TK == promotedKind(From);
+    // Widening bool, 8/16-bit integers and enums to int32 ranks as a promotion.
+    Promotion = TK == Type::Int32 && (From->isBool() || From->isEnum() || kindWidth(FK) < 32);
   else if (*CK == CastKind::FloatingCast)
     Promotion = kindWidth(TK) > kindWidth(FK);
   if (Promotion)
