@@ -1494,7 +1494,31 @@ private:
     return splat(V);
   }
 
+  /// Runs `Body` when some lane of `Mask` is on (a uniform branch on both
+  /// targets); directly when the mask is the constant all-on one.
+  void whenAnyLane(llvm::Value *Mask, const std::function<void()> &Body) {
+    if (auto *C = llvm::dyn_cast<llvm::Constant>(Mask); C && C->isAllOnesValue())
+      return Body();
+    auto *Then = llvm::BasicBlock::Create(Ctx, "any.lane", Fn);
+    auto *Join = llvm::BasicBlock::Create(Ctx, "any.lane.join", Fn);
+    B.CreateCondBr(Lanes->any(Mask), Then, Join);
+    B.SetInsertPoint(Then);
+    Body();
+    B.CreateBr(Join);
+    B.SetInsertPoint(Join);
+  }
+
   void store(ir::Op &O) {
+    ir::Value *Addr = O.Operands[0], *V = O.Operands[1];
+    const Type *T = V->Ty;
+    // A uniform value into one place under a mask: ISPC stores it when any
+    // lane is active (a uniform variable assigned under varying control flow).
+    if (!Addr->Ty->isVarying() && !T->isVarying() && O.Mask)
+      return whenAnyLane(mask(O), [&] { storeValue(O); });
+    storeValue(O);
+  }
+
+  void storeValue(ir::Op &O) {
     ir::Value *Addr = O.Operands[0], *V = O.Operands[1];
     const Type *T = V->Ty;
     llvm::Value *Ptr = val(Addr), *Data = toMemory(val(V), T);

@@ -230,7 +230,7 @@ int runCompiler(const CompilerOptions &Opts) {
 
   // 4. Semantic analysis: names, types, conversions, variability rules.
   if (!Diags.hasErrors())
-    checkTranslationUnit(Ctx, Diags, *Target);
+    checkTranslationUnit(Ctx, Diags, *Target, Opts.Lang);
   if (Diags.hasErrors())
     return 1;
 

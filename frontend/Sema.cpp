@@ -7,11 +7,12 @@
 //   instance's variability; `sizeof(T)` binds an unqualified T to uniform
 //   (sizeof(float) == 4); an unqualified cast target takes the operand's
 //   variability (`(float)u` stays uniform).
-// - C's conversions: integer promotions and the usual arithmetic conversions
-//   are explicit ImplicitCastExprs; a varying value never becomes uniform
-//   implicitly, nor through an explicit cast.
+// - ISPC's conversions (no integer promotion, see SemaType.cpp) are explicit
+//   ImplicitCastExprs; a varying value never becomes uniform implicitly, nor
+//   through an explicit cast.
 // - Assigning a uniform variable declared outside the varying control flow
-//   that encloses the assignment is an error (unlike ISPC). Varying control
+//   that encloses the assignment is allowed, as in ISPC (the store happens
+//   when any lane is active); --warn-uniform-store-under-varying warns. Varying control
 //   flow: if/while/for/do/switch/?:/&&/|| with a varying condition, foreach
 //   bodies, and code after a varying break/continue/return up to the end of
 //   the construct it leaves (lexically: the loop's increment and later
@@ -58,11 +59,13 @@ std::string ConvContext::describe() const {
   return "here";
 }
 
-Sema::Sema(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target)
-    : Ctx(Ctx), Types(Ctx.Types), Diags(Diags), Target(Target) {}
+Sema::Sema(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target,
+           const LanguageOptions &Lang)
+    : Ctx(Ctx), Types(Ctx.Types), Diags(Diags), Target(Target), Lang(Lang) {}
 
-bool checkTranslationUnit(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target) {
-  Sema S(Ctx, Diags, Target);
+bool checkTranslationUnit(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target,
+                          const LanguageOptions &Lang) {
+  Sema S(Ctx, Diags, Target, Lang);
   return S.run();
 }
 

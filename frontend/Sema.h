@@ -1,6 +1,8 @@
 // Semantic analysis: names, types, conversions, overloads and the variability rules.
 #pragma once
 
+#include "frontend/LanguageOptions.h"
+
 namespace spmdc {
 
 class ASTContext;
@@ -12,6 +14,7 @@ struct TargetInfo;
 /// ImplicitCastExpr for conversions, and enforces the rules of
 /// docs/language.md (uniform/varying, control flow, everywhere/crev, task/export).
 /// Returns false when it reported an error.
-bool checkTranslationUnit(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target);
+bool checkTranslationUnit(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target,
+                          const LanguageOptions &Lang = {});
 
 } // namespace spmdc

@@ -197,9 +197,10 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
                   std::string("cannot ") + What + " a const value of type " + quoted(E->Ty));
     return false;
   }
-  // Rule 2: a uniform variable declared outside the varying control flow that
-  // encloses this point may not change here (some lanes are off).
-  if (Root && !E->Ty->isVarying()) {
+  // A uniform variable declared outside the varying control flow that encloses
+  // this point changes when any lane is active (ISPC); an opt-in warning says so.
+  if (Lang.WarnUniformStoreUnderVarying && Root && !E->Ty->isVarying() &&
+      !(CurFunction && CurFunction->IsStdlib)) {
     Region *R = innermostNarrowing(/*SerialNarrows=*/false);
     auto Seq = DeclSeq.find(Root);
     uint64_t DeclaredAt = Seq == DeclSeq.end() ? 0 : Seq->second;
@@ -214,11 +215,10 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
         else
           break;
       }
-      Diags.error(Name->Loc,
-                  "assignment to uniform variable '" + Root->Name + "' under varying control flow");
+      Diags.warning(Name->Loc, "assignment to uniform variable '" + Root->Name +
+                                   "' under varying control flow: it is stored when any lane is active");
       if (Root->Loc.isValid())
         Diags.note(Root->Loc, "'" + Root->Name + "' is declared outside the varying control flow");
-      return false;
     }
   }
   return true;

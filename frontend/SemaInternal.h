@@ -4,6 +4,7 @@
 #include "backend/TargetInfo.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
+#include "frontend/LanguageOptions.h"
 
 #include <cstdint>
 #include <optional>
@@ -44,7 +45,8 @@ enum ConvRank : int {
 
 class Sema {
 public:
-  Sema(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target);
+  Sema(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target,
+       const LanguageOptions &Lang);
   bool run();
 
   //===--- Sema.cpp: declarations, scopes ---------------------------------===//
@@ -246,6 +248,7 @@ public:
   TypeContext &Types;
   DiagnosticEngine &Diags;
   const TargetInfo &Target;
+  const LanguageOptions &Lang;
 
   std::vector<Scope> Scopes;
   std::unordered_map<std::string, std::vector<FunctionDecl *>> Functions;
