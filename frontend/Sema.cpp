@@ -4,8 +4,8 @@
 // - Default variability as in ISPC: locals, globals, parameters and return
 //   types are varying; pointees uniform; literals uniform; array parameters
 //   become uniform pointers to their elements; struct members take the
-//   instance's variability; `sizeof(T)` binds an unqualified T to uniform
-//   (sizeof(float) == 4); an unqualified cast target takes the operand's
+//   instance's variability; `sizeof(T)` binds an unqualified T to varying
+//   as ISPC (sizeof(float) == 4 * programCount); an unqualified cast target takes the operand's
 //   variability (`(float)u` stays uniform).
 // - ISPC's conversions (no integer promotion, see SemaType.cpp) are explicit
 //   ImplicitCastExprs; a varying value never becomes uniform implicitly, nor

@@ -831,8 +831,9 @@ bool Sema::checkCast(CastExpr *E) {
 bool Sema::checkSizeof(SizeofExpr *E) {
   const Type *T = nullptr;
   if (E->OfType) {
-    // sizeof(float) is 4 as in C: an unqualified type here means uniform.
-    T = bindDeclType(E->OfType, Variability::Uniform);
+    // An unqualified type here is varying, as everywhere else in ISPC:
+    // sizeof(float) is 4 * programCount; sizeof(uniform float) is 4.
+    T = bindDeclType(E->OfType, Variability::Varying);
     E->OfType = T;
   } else if (E->OfExpr) {
     if (!checkExpr(E->OfExpr))

@@ -835,6 +835,10 @@ Value *FunctionLowering::rvalue(Expr *E) {
     auto *S = cast<SizeofExpr>(E);
     Op *O = B.create(OpCode::SizeOf, E->Ty);
     O->VarType = S->OfType ? S->OfType : S->OfExpr->Ty;
+    // sizeof(varying T) is the whole gang's size on every target (ISPC), also
+    // on NVPTX, where a thread's varying value holds only its own lane.
+    if (ML.Target.isGPU() && O->VarType->isVarying())
+      return arith(BinaryOp::Mul, O->result(), B.constInt(ML.Target.GangWidth, E->Ty), E->Ty);
     return O->result();
   }
   case Expr::StringLiteralKind:
