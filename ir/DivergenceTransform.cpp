@@ -514,7 +514,10 @@ private:
     B.setInsertRegion(SavedIf);
   }
 
-  void foreachOp(Op &O) { foreachDim(O, 0, mask()); }
+  /// ISPC: "the execution mask starts out all on at the start of each foreach
+  /// loop iteration", whatever the mask around the loop (a foreach under a
+  /// varying if, or in a function called under one, runs every index).
+  void foreachOp(Op &O) { foreachDim(O, 0, allOn()); }
 
   /// `loop { if !any(remaining) break; l = first lane; remaining &= ~lane(l); Body(l) }`
   template <typename BodyFn> void forEachActiveLane(Value *Lanes, const char *Name, BodyFn Body) {
