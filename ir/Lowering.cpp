@@ -192,8 +192,9 @@ private:
       for (Expr *El : L->Elements)
         constantInit(El, G);
     } else if (std::optional<int64_t> Folded =
-                   E->Ty && E->Ty->isInteger() && !isa<IntegerLiteral>(E) ? foldInteger(E)
-                                                                          : std::nullopt) {
+                   E->Ty && (E->Ty->isInteger() || E->Ty->isBool()) && !isa<IntegerLiteral>(E)
+                       ? foldInteger(E)
+                       : std::nullopt) {
       G.InitInt.push_back(Negate ? -*Folded : *Folded);
       G.InitFloat.push_back(static_cast<double>(Negate ? -*Folded : *Folded));
     } else if (auto *I = dyn_cast<IntegerLiteral>(E)) {
@@ -206,6 +207,9 @@ private:
     } else if (auto *Bl = dyn_cast<BoolLiteral>(E)) {
       G.InitInt.push_back(Bl->Value);
       G.InitFloat.push_back(Bl->Value);
+    } else if (isa<NullLiteral>(E)) { // `int * uniform p = NULL;`
+      G.InitInt.push_back(0);
+      G.InitFloat.push_back(0);
     } else {
       Diags.error(E->Loc, "global initializer is not a constant the code generator handles yet");
     }
@@ -298,6 +302,23 @@ private:
         return Wrap(static_cast<int64_t>(A | C));
       case BinaryOp::BitXor:
         return Wrap(static_cast<int64_t>(A ^ C));
+      // Comparisons and logic give a bool (`(17 < 2) || (6 >= 5)`).
+      case BinaryOp::LT:
+        return Unsigned ? A < C : *L < *R;
+      case BinaryOp::GT:
+        return Unsigned ? A > C : *L > *R;
+      case BinaryOp::LE:
+        return Unsigned ? A <= C : *L <= *R;
+      case BinaryOp::GE:
+        return Unsigned ? A >= C : *L >= *R;
+      case BinaryOp::EQ:
+        return A == C;
+      case BinaryOp::NE:
+        return A != C;
+      case BinaryOp::LogicalAnd:
+        return *L != 0 && *R != 0;
+      case BinaryOp::LogicalOr:
+        return *L != 0 || *R != 0;
       default:
         return std::nullopt;
       }
