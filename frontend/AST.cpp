@@ -29,6 +29,26 @@ const char *unaryOpSpelling(UnaryOp Op) {
   return "?";
 }
 
+std::optional<bool> compareIntegerConstants(BinaryOp Op, int64_t L, int64_t R, bool Unsigned) {
+  uint64_t UL = static_cast<uint64_t>(L), UR = static_cast<uint64_t>(R);
+  switch (Op) {
+  case BinaryOp::LT:
+    return Unsigned ? UL < UR : L < R;
+  case BinaryOp::GT:
+    return Unsigned ? UL > UR : L > R;
+  case BinaryOp::LE:
+    return Unsigned ? UL <= UR : L <= R;
+  case BinaryOp::GE:
+    return Unsigned ? UL >= UR : L >= R;
+  case BinaryOp::EQ:
+    return L == R;
+  case BinaryOp::NE:
+    return L != R;
+  default:
+    return std::nullopt;
+  }
+}
+
 const char *binaryOpSpelling(BinaryOp Op) {
   switch (Op) {
   case BinaryOp::Mul:

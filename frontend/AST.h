@@ -149,6 +149,9 @@ enum class BinaryOp {
   Comma
 };
 const char *binaryOpSpelling(BinaryOp Op);
+/// `L op R` for a comparison operator on integer constants (unsigned or
+/// signed); nullopt for any other operator. Shared by the constant folders.
+std::optional<bool> compareIntegerConstants(BinaryOp Op, int64_t L, int64_t R, bool Unsigned);
 
 class BinaryExpr : public Expr {
 public:

@@ -440,17 +440,12 @@ std::optional<int64_t> Sema::evalIntConst(const Expr *E) {
       Res = Unsigned ? int64_t(UL >> UR) : (*L >> UR);
       break;
     case BinaryOp::LT:
-      return Unsigned ? UL < UR : *L < *R;
     case BinaryOp::GT:
-      return Unsigned ? UL > UR : *L > *R;
     case BinaryOp::LE:
-      return Unsigned ? UL <= UR : *L <= *R;
     case BinaryOp::GE:
-      return Unsigned ? UL >= UR : *L >= *R;
     case BinaryOp::EQ:
-      return *L == *R;
     case BinaryOp::NE:
-      return *L != *R;
+      return *compareIntegerConstants(B->Op, *L, *R, Unsigned);
     case BinaryOp::BitAnd:
       Res = *L & *R;
       break;

@@ -303,23 +303,13 @@ private:
       case BinaryOp::BitXor:
         return Wrap(static_cast<int64_t>(A ^ C));
       // Comparisons and logic give a bool (`(17 < 2) || (6 >= 5)`).
-      case BinaryOp::LT:
-        return Unsigned ? A < C : *L < *R;
-      case BinaryOp::GT:
-        return Unsigned ? A > C : *L > *R;
-      case BinaryOp::LE:
-        return Unsigned ? A <= C : *L <= *R;
-      case BinaryOp::GE:
-        return Unsigned ? A >= C : *L >= *R;
-      case BinaryOp::EQ:
-        return A == C;
-      case BinaryOp::NE:
-        return A != C;
       case BinaryOp::LogicalAnd:
         return *L != 0 && *R != 0;
       case BinaryOp::LogicalOr:
         return *L != 0 || *R != 0;
       default:
+        if (std::optional<bool> Cmp = compareIntegerConstants(Bin->Op, *L, *R, Unsigned))
+          return *Cmp;
         return std::nullopt;
       }
     }
