@@ -278,6 +278,20 @@ public:
   static bool classof(const Expr *E) { return E->getKind() == InitListExprKind; }
 };
 
+/// `new T`, `new T(args)`, `new T[count]`, qualified `uniform new` / `varying
+/// new` (guide, "Dynamic Memory Allocation"): one allocation for the gang
+/// (uniform) or one per active lane (varying, the default).
+class NewExpr : public Expr {
+public:
+  NewExpr(SourceLoc L, Variability NewVar, const Type *AllocType, Expr *Count, Expr *Init)
+      : Expr(NewExprKind, L), NewVar(NewVar), AllocType(AllocType), Count(Count), Init(Init) {}
+  Variability NewVar;    ///< as written before `new`; Unbound means varying
+  const Type *AllocType; ///< as written; sema binds it (the pointee defaults to uniform)
+  Expr *Count;           ///< `[count]`, or null for a single object
+  Expr *Init;            ///< `(args)`: one value or an InitListExpr; null when absent
+  static bool classof(const Expr *E) { return E->getKind() == NewExprKind; }
+};
+
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
@@ -500,6 +514,39 @@ public:
   std::string Format;
   std::vector<Expr *> Args;
   static bool classof(const Stmt *S) { return S->getKind() == PrintStmtKind; }
+};
+
+/// `delete p;` or `delete[] p;`: frees what `new` allocated, per lane for a
+/// varying pointer.
+class DeleteStmt : public Stmt {
+public:
+  DeleteStmt(SourceLoc L, Expr *Pointer, bool IsArray)
+      : Stmt(DeleteStmtKind, L), Pointer(Pointer), IsArray(IsArray) {}
+  Expr *Pointer;
+  bool IsArray;
+  static bool classof(const Stmt *S) { return S->getKind() == DeleteStmtKind; }
+};
+
+/// `name: statement`, a target of `goto`.
+class LabelStmt : public Stmt {
+public:
+  LabelStmt(SourceLoc L, std::string Name, Stmt *Sub)
+      : Stmt(LabelStmtKind, L), Name(std::move(Name)), Sub(Sub) {}
+  std::string Name;
+  Stmt *Sub;
+  static bool classof(const Stmt *S) { return S->getKind() == LabelStmtKind; }
+};
+
+/// `goto name;`: only under uniform control flow (guide, "Unstructured
+/// Control Flow"); sema resolves `Target`.
+class GotoStmt : public Stmt {
+public:
+  GotoStmt(SourceLoc L, std::string Label, SourceLoc LabelLoc)
+      : Stmt(GotoStmtKind, L), Label(std::move(Label)), LabelLoc(LabelLoc) {}
+  std::string Label;
+  SourceLoc LabelLoc;
+  LabelStmt *Target = nullptr;
+  static bool classof(const Stmt *S) { return S->getKind() == GotoStmtKind; }
 };
 
 //===----------------------------------------------------------------------===//

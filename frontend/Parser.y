@@ -124,6 +124,7 @@ using namespace spmdc;
 %token KW_CREV "'crev'" KW_LAUNCH "'launch'" KW_SYNC "'sync'" KW_ASSERT "'assert'"
 %token KW_PRINT "'print'" KW_SIZEOF "'sizeof'" KW_TRUE "'true'" KW_FALSE "'false'"
 %token KW_NULL "'NULL'"
+%token KW_NEW "'new'" KW_DELETE "'delete'" KW_GOTO "'goto'" KW_SOA "'soa'"
 
 %token ELLIPSIS "'...'" PTR_OP "'->'" INC_OP "'++'" DEC_OP "'--'" SHL_OP "'<<'" SHR_OP "'>>'"
 %token LE_OP "'<='" GE_OP "'>='" EQ_OP "'=='" NE_OP "'!='" AND_OP "'&&'" OR_OP "'||'"
@@ -174,6 +175,8 @@ using namespace spmdc;
 %type <std::vector<spmdc::Declarator>> struct_declarator_list
 %type <std::vector<spmdc::EnumConstantDecl *>> enumerator_list
 %type <spmdc::EnumConstantDecl *> enumerator
+%type <spmdc::Expr *> new_expression
+%type <spmdc::Variability> new_keyword
 
 %start translation_unit
 
@@ -758,6 +761,13 @@ statement
   | KW_EVERYWHERE compound_statement
       { $$ = PS.Ctx.makeStmt<EverywhereStmt>(@1.Begin, $2); STMT_DEPTH($$); }
   | KW_SYNC ';' { $$ = PS.Ctx.makeStmt<SyncStmt>(@1.Begin); }
+  | KW_DELETE expression ';'
+      { $$ = PS.Ctx.makeStmt<DeleteStmt>(@1.Begin, $2, false); STMT_DEPTH($$); }
+  | KW_DELETE '[' ']' expression ';'
+      { $$ = PS.Ctx.makeStmt<DeleteStmt>(@1.Begin, $4, true); STMT_DEPTH($$); }
+  | IDENT ':' statement
+      { $$ = PS.Ctx.makeStmt<LabelStmt>(@1.Begin, std::move($1), $3); STMT_DEPTH($$); }
+  | KW_GOTO IDENT ';' { $$ = PS.Ctx.makeStmt<GotoStmt>(@1.Begin, std::move($2), @2.Begin); }
   | KW_ASSERT '(' expression ')' ';'
       {
         $$ = PS.Ctx.makeStmt<AssertStmt>(@1.Begin, $3, sourceText(PS, @3));
@@ -1031,6 +1041,7 @@ conditional_expression
 
 assignment_expression
   : conditional_expression { $$ = $1; }
+  | new_expression { $$ = $1; }
   | unary_expression assignment_operator assignment_expression
       {
         std::optional<BinaryOp> Op;
@@ -1039,6 +1050,34 @@ assignment_expression
         $$ = PS.Ctx.makeExpr<AssignExpr>(@2.Begin, Op, $1, $3);
         EXPR_DEPTH($$);
       }
+  ;
+
+/* `new` binds loosest, as in ISPC: `new T[n]` is a whole operand. */
+new_expression
+  : new_keyword declaration_specifiers
+      {
+        $$ = PS.Ctx.makeExpr<NewExpr>(@1.Begin, $1, makeTypeName(PS, $2, nullptr), nullptr,
+                                      nullptr);
+      }
+  | new_keyword declaration_specifiers '[' expression ']'
+      {
+        $$ = PS.Ctx.makeExpr<NewExpr>(@1.Begin, $1, makeTypeName(PS, $2, nullptr), $4, nullptr);
+        EXPR_DEPTH($$);
+      }
+  | new_keyword declaration_specifiers '(' argument_list ')'
+      {
+        // `new T(a, b)` initializes like `T x = { a, b };`, one value like `T x = a;`.
+        Expr *Init = $4.size() == 1 ? $4[0]
+                                    : PS.Ctx.makeExpr<InitListExpr>(@3.Begin, std::move($4));
+        $$ = PS.Ctx.makeExpr<NewExpr>(@1.Begin, $1, makeTypeName(PS, $2, nullptr), nullptr, Init);
+        EXPR_DEPTH($$);
+      }
+  ;
+
+new_keyword
+  : KW_NEW { $$ = Variability::Unbound; }
+  | KW_UNIFORM KW_NEW { $$ = Variability::Uniform; }
+  | KW_VARYING KW_NEW { $$ = Variability::Varying; }
   ;
 
 assignment_operator

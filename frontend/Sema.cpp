@@ -665,7 +665,9 @@ void Sema::checkFunctionBody(FunctionDecl *F) {
       declareName(P);
     declareVarSeq(P);
   }
+  Labels.clear();
   checkCompound(F->Body, /*NewScope=*/false);
+  resolveGotos(F->Body);
   popScope();
   CurFunction = nullptr;
   Regions.clear();

@@ -283,6 +283,8 @@ bool Sema::checkExpr(Expr *E) {
   case Expr::InitListExprKind:
     Diags.error(E->Loc, "a brace-enclosed list is only allowed as an initializer");
     return false;
+  case Expr::NewExprKind:
+    return checkNew(llvm::cast<NewExpr>(E));
   }
   return false;
 }

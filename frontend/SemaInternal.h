@@ -198,6 +198,19 @@ public:
   void checkForeachUnique(ForeachUniqueStmt *S);
   void checkPrint(PrintStmt *S);
 
+  //===--- SemaNew.cpp: new and delete ------------------------------------===//
+  bool checkNew(NewExpr *E);
+  void checkDelete(DeleteStmt *S);
+
+  //===--- SemaGoto.cpp: labels and goto ----------------------------------===//
+  void checkLabel(LabelStmt *S);
+  void checkGoto(GotoStmt *S);
+  /// After a body is checked: binds each goto to its label and checks that
+  /// the jump neither enters nor leaves a construct that owns a mask.
+  void resolveGotos(CompoundStmt *Body);
+  /// The current function's labels by name.
+  std::unordered_map<std::string, LabelStmt *> Labels;
+
   //===--- control-flow state ---------------------------------------------===//
   /// A region of the function in which the execution mask differs from the
   /// one at the region's start (Varying, Partial), or where all lanes are on

@@ -81,6 +81,8 @@ private:
   Value *assign(AssignExpr *E);
   Value *conditional(ConditionalExpr *E);
   Value *call(CallExpr *E);
+  Value *newExpr(NewExpr *E);
+  int64_t labelId(const LabelStmt *L) { return LabelIds.emplace(L, LabelIds.size()).first->second; }
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
   Value *unsupported(SourceLoc Loc, const std::string &What);
   /// Reports an unsupported l-value and returns a stand-in address of the
@@ -101,6 +103,8 @@ private:
   llvm::DenseMap<VarDecl *, Value *> Locals;
   /// Innermost last: null for a loop, the `continued` flag slot for a switch.
   std::vector<Value *> Breakables;
+  /// The `label`/`goto` number of each label of the function.
+  std::map<const LabelStmt *, int64_t> LabelIds;
 };
 
 class ModuleLowering {
@@ -502,6 +506,19 @@ void FunctionLowering::stmt(Stmt *S) {
   case Stmt::DefaultStmtKind:
     unsupported(S->Loc, "a 'case' label nested inside another statement of its switch");
     return;
+  case Stmt::DeleteStmtKind:
+    B.create(OpCode::Delete, nullptr, {rvalue(cast<DeleteStmt>(S)->Pointer)});
+    return;
+  case Stmt::LabelStmtKind: {
+    auto *L = cast<LabelStmt>(S);
+    B.create(OpCode::Label, nullptr)->Imm = labelId(L);
+    if (L->Sub)
+      stmt(L->Sub);
+    return;
+  }
+  case Stmt::GotoStmtKind:
+    B.create(OpCode::Goto, nullptr)->Imm = labelId(cast<GotoStmt>(S)->Target);
+    return;
   }
 }
 
@@ -636,15 +653,16 @@ void FunctionLowering::localVar(VarDecl *V) {
 void FunctionLowering::initialize(Value *Addr, const Type *Ty, Expr *Init) {
   auto *L = dyn_cast<InitListExpr>(Init);
   if (!L) {
-    B.store(Addr, convert(rvalue(Init), Ty));
+    // Through a varying address (a varying `new`) each lane stores its own value.
+    B.store(Addr, convert(rvalue(Init), loadedType(B.types(), Addr->Ty)));
     return;
   }
   const Type *I64 = B.types().getAtomic(Type::Int64, Variability::Uniform);
+  Variability AddrVar = Addr->Ty->getVariability();
   for (size_t I = 0; I < L->Elements.size(); ++I) {
     if (Ty->isArray()) {
       const Type *Elt = Ty->getElementType();
-      Op *Decay =
-          B.create(OpCode::Convert, B.types().getPointer(Elt, Variability::Uniform), {Addr});
+      Op *Decay = B.create(OpCode::Convert, B.types().getPointer(Elt, AddrVar), {Addr});
       Decay->Cast = CastKind::ArrayToPointer;
       Value *First = Decay->result();
       Value *EltAddr =
@@ -653,8 +671,7 @@ void FunctionLowering::initialize(Value *Addr, const Type *Ty, Expr *Init) {
     } else if (Ty->isStruct() && I < Ty->getStructDecl()->Fields.size()) {
       const Type *FieldTy =
           B.types().memberType(Ty->getStructDecl()->Fields[I].Ty, Ty->getVariability());
-      Op *FA =
-          B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Addr});
+      Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, AddrVar), {Addr});
       FA->FieldIndex = static_cast<int>(I);
       initialize(FA->result(), FieldTy, L->Elements[I]);
     } else {
@@ -837,11 +854,33 @@ Value *FunctionLowering::rvalue(Expr *E) {
     O->VarType = S->OfType ? S->OfType : S->OfExpr->Ty;
     return O->result();
   }
+  case Expr::NewExprKind:
+    return newExpr(cast<NewExpr>(E));
   case Expr::StringLiteralKind:
   case Expr::InitListExprKind:
     break;
   }
   return unsupported(E->Loc, "this expression");
+}
+
+/// `new`: the byte count (element size times the count, per lane when the
+/// count is varying), the allocation, then the initializer stored through
+/// the new pointer. x86 aligns to the gang's vector width as ISPC does (4 bytes
+/// per lane); the GPU's device malloc gives 16 bytes.
+Value *FunctionLowering::newExpr(NewExpr *E) {
+  const Type *I64 = B.types().getAtomic(Type::Int64, Variability::Uniform);
+  Op *Size = B.create(OpCode::SizeOf, I64);
+  Size->VarType = E->AllocType;
+  Value *Bytes = Size->result();
+  if (E->Count) {
+    Value *N = rvalue(E->Count);
+    Bytes = arith(BinaryOp::Mul, N, Bytes, N->Ty);
+  }
+  Op *O = B.create(OpCode::New, E->Ty, {Bytes});
+  O->Imm = ML.Target.isGPU() ? 16 : 4 * int64_t(ML.Target.GangWidth);
+  if (E->Init)
+    initialize(O->result(), E->AllocType, E->Init);
+  return O->result();
 }
 
 Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy) {
