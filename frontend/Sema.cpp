@@ -666,6 +666,7 @@ void Sema::checkFunctionBody(FunctionDecl *F) {
     declareVarSeq(P);
   }
   Labels.clear();
+  RejectedGotos.clear();
   checkCompound(F->Body, /*NewScope=*/false);
   resolveGotos(F->Body);
   popScope();

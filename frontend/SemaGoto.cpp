@@ -140,6 +140,7 @@ void Sema::checkGoto(GotoStmt *S) {
                     [](unsigned T) { return T == FunctionTargetId; });
     if (!AfterReturnOnly) {
       Diags.error(S->Loc, "'goto' statements are only legal under uniform control flow");
+      RejectedGotos.insert(S);
       return;
     }
   }
@@ -154,6 +155,8 @@ void Sema::resolveGotos(CompoundStmt *Body) {
       continue;
     }
     G->Target = It->second;
+    if (RejectedGotos.count(G))
+      continue;
     const std::vector<Stmt *> &LabelPath = Sites.Labels[G->Target];
     size_t Common = 0;
     while (Common < GotoPath.size() && Common < LabelPath.size() &&

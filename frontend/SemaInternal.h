@@ -210,6 +210,8 @@ public:
   void resolveGotos(CompoundStmt *Body);
   /// The current function's labels by name.
   std::unordered_map<std::string, LabelStmt *> Labels;
+  /// Gotos already reported as under varying control flow.
+  std::unordered_set<const GotoStmt *> RejectedGotos;
 
   //===--- control-flow state ---------------------------------------------===//
   /// A region of the function in which the execution mask differs from the
