@@ -1577,12 +1577,14 @@ const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator 
       T = Types.getReference(T);
       break;
     case DeclChunk::Array: {
+      // `T[0]` is unsized, like `T[]`, as in ISPC: it takes its size from an
+      // initializer, or ends a struct as a flexible array member.
       uint64_t Size = 0;
       if (C.Size) {
         std::optional<int64_t> V = PS.foldConstant(C.Size);
         if (!V)
           PS.error(C.SizeLoc, "array size must be an integer constant expression");
-        else if (*V <= 0)
+        else if (*V < 0)
           PS.error(C.SizeLoc, "array size must be positive");
         else
           Size = static_cast<uint64_t>(*V);

@@ -444,10 +444,13 @@ void Sema::checkVarDecl(VarDecl *V) {
     Ok = false;
   }
   (void)InFunction;
-  // `T a[] = {...}` takes its size from the initializer.
-  if (T->isArray() && T->getArraySize() == 0 && V->Init)
-    if (auto *L = llvm::dyn_cast<InitListExpr>(V->Init); L && !L->Elements.empty())
-      T = Types.getArray(T->getElementType(), L->Elements.size());
+  // `T a[][2][] = {...}` takes its unsized dimensions from the initializer.
+  if (T->isArray() && V->Init) {
+    if (const Type *Sized = sizeUnsizedArray(T, V->Init))
+      T = Sized;
+    else
+      Ok = false;
+  }
   if (Ok && !checkObjectType(T, V->Loc, What, /*AllowUnsized=*/false))
     Ok = false;
   if (Ok && T->isReference() && !V->Init && !V->IsParam) {
@@ -693,13 +696,22 @@ void Sema::checkStructDecl(StructDecl *S) {
     const Type *E = F.Ty;
     while (E->isArray())
       E = E->getElementType();
-    if (E->isStruct() && (E->getStructDecl() == S || E->getStructDecl()->Name == S->Name)) {
+    if (E->isStruct() && (E->getStructDecl() == S ||
+                          (!S->Name.empty() && E->getStructDecl()->Name == S->Name))) {
       Diags.error(F.Loc, "member '" + F.Name + "' has incomplete type " + quoted(E) +
                              " (a struct cannot contain itself)");
       F.Ty = nullptr;
       continue;
     }
-    if (!checkObjectType(F.Ty, F.Loc, "member '" + F.Name + "'", /*AllowUnsized=*/false))
+    // Only the last member may be an unsized array (C's flexible array member).
+    bool Last = &F == &S->Fields.back();
+    if (!Last && F.Ty->isArray() && F.Ty->getArraySize() == 0) {
+      Diags.error(F.Loc, "unsized arrays aren't allowed except for the last member in a struct "
+                         "definition");
+      F.Ty = nullptr;
+      continue;
+    }
+    if (!checkObjectType(F.Ty, F.Loc, "member '" + F.Name + "'", /*AllowUnsized=*/Last))
       F.Ty = nullptr;
   }
 }

@@ -61,6 +61,11 @@ public:
   /// array of unknown size, non-positive size); `What` names the object.
   bool checkObjectType(const Type *T, SourceLoc Loc, const std::string &What, bool AllowUnsized);
   void checkInitializer(VarDecl *V);
+  /// `T a[][2][]`: the array type with its unsized dimensions taken from the
+  /// brace initializer `Init` (SemaUnsizedArray.cpp); `T` unchanged when
+  /// there is nothing to size (later checks report a missing size), null
+  /// after reporting inconsistent list lengths.
+  const Type *sizeUnsizedArray(const Type *T, Expr *Init);
   void checkInitializerValue(VarDecl *V);
   /// Whether a checked initializer can be computed at compile time.
   bool isConstantInitializer(const Expr *E);
