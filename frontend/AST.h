@@ -634,6 +634,10 @@ public:
   StructDecl(SourceLoc L, std::string Name) : Decl(StructDeclKind, L, std::move(Name)) {}
   std::vector<FieldDecl> Fields;
   bool IsComplete = false; ///< false for a forward declaration `struct S;`
+  /// `soa<SoaWidth> SoaOf`: the block of SoaWidth elements of struct SoaOf laid
+  /// out member by member (each field a `uniform T[SoaWidth]`); made by the parser.
+  StructDecl *SoaOf = nullptr;
+  unsigned SoaWidth = 0;
   static bool classof(const Decl *D) { return D->getKind() == StructDeclKind; }
 };
 
@@ -698,6 +702,8 @@ public:
     std::unordered_map<std::string, std::optional<int64_t>> Constants;
   };
   std::vector<ParserScope> ParserScopes;
+  /// The `soa<N> S` block structs made so far, one per (S, N).
+  std::vector<StructDecl *> SoaStructs;
 
   /// Creates an expression and computes its Depth from its children.
   template <typename T, typename... Args> T *makeExpr(Args &&...A) {

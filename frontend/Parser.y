@@ -50,6 +50,7 @@ void destroyScanner(void *Scanner);
 namespace {
 void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item);
 const Type *finishSpec(ParserState &PS, DeclSpec &Spec);
+const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T);
 const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator &D,
                             const FunctionFlags &Flags);
 FunctionFlags functionFlags(const DeclSpec &Spec);
@@ -282,6 +283,17 @@ specifier
   | KW_TYPEDEF   { $$ = SpecItem{SpecItem::Typedef, @1.Begin}; }
   | KW_SIGNED    { $$ = SpecItem{SpecItem::Signed, @1.Begin}; }
   | KW_UNSIGNED  { $$ = SpecItem{SpecItem::Unsigned, @1.Begin}; }
+  | KW_SOA '<' INT_LITERAL '>'
+      {
+        $$ = SpecItem{SpecItem::Soa, @1.Begin};
+        $$.SoaWidth = llvm::cast<IntegerLiteral>($3)->Value;
+        uint64_t N = $$.SoaWidth;
+        if (N == 0 || (N & (N - 1)) != 0 || N > 1024) {
+          PS.error(@3.Begin, "soa<" + std::to_string(N) +
+                                 "> width is illegal: it must be a positive power of two");
+          $$.SoaWidth = 0;
+        }
+      }
   | KW_VOID      { $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getVoid(), "void"}; }
   | KW_BOOL      { $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getAtomic(Type::Bool), "bool"}; }
   | KW_INT       { $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getAtomic(Type::Int32), "int", true}; }
@@ -1430,6 +1442,7 @@ const char *specName(SpecItem::ItemKind K) {
   case SpecItem::Typedef: return "typedef";
   case SpecItem::Signed: return "signed";
   case SpecItem::Unsigned: return "unsigned";
+  case SpecItem::Soa: return "soa";
   case SpecItem::Base: return "type";
   }
   return "?";
@@ -1482,6 +1495,12 @@ void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item) {
     }
     (Item.Kind == SpecItem::Signed ? Spec.Signed : Spec.Unsigned) = true;
     break;
+  case SpecItem::Soa:
+    if (Spec.SoaWidth)
+      PS.error(Item.Loc, "duplicate 'soa'");
+    Spec.SoaWidth = Item.SoaWidth;
+    Spec.SoaLoc = Item.Loc;
+    break;
   case SpecItem::Base:
     if (Spec.Base) {
       if (!Spec.Invalid)
@@ -1525,11 +1544,62 @@ const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
     Spec.Invalid = true;
     T = Types.getAtomic(Type::Int32);
   }
+  if (Spec.SoaWidth)
+    T = soaType(PS, Spec, T);
   if (Spec.Var != Variability::Unbound && !T->isVoid())
     T = Types.withVariability(T, Spec.Var);
   if (Spec.Const && !T->isVoid())
     T = Types.withConst(T, true);
   return T;
+}
+
+/// `soa<N> S`: the uniform block struct holding N elements of struct S member
+/// by member (guide, "Structure of Array Types"); one block decl per (S, N).
+const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T) {
+  TypeContext &Types = PS.Ctx.Types;
+  uint64_t N = Spec.SoaWidth;
+  if (Spec.Var != Variability::Unbound) {
+    PS.error(Spec.SoaLoc, std::string("'") + variabilityName(Spec.Var) + "' and 'soa<" +
+                              std::to_string(N) + ">' cannot both qualify a type");
+    Spec.Var = Variability::Unbound;
+  }
+  if (!T->isStruct()) {
+    PS.error(Spec.SoaLoc, "soa<" + std::to_string(N) + "> can only be applied to a struct type, not '" +
+                              T->toString() + "'");
+    return T;
+  }
+  StructDecl *S = T->getStructDecl();
+  for (StructDecl *D : PS.Ctx.SoaStructs)
+    if (D->SoaOf == S && D->SoaWidth == N)
+      return Types.getStruct(D, Variability::Uniform, T->isConst());
+  if (!S->IsComplete) {
+    PS.error(Spec.SoaLoc, "soa<" + std::to_string(N) + "> needs the definition of '" +
+                              T->toString() + "'");
+    return T;
+  }
+  auto *D = PS.Ctx.makeDecl<StructDecl>(S->Loc, "soa<" + std::to_string(N) + "> " + S->Name);
+  D->IsComplete = true;
+  D->SoaOf = S;
+  D->SoaWidth = static_cast<unsigned>(N);
+  for (const FieldDecl &F : S->Fields) {
+    if (!F.Ty)
+      return T;
+    if (!F.Ty->isUnbound()) {
+      PS.error(Spec.SoaLoc, "cannot apply soa<" + std::to_string(N) + "> to '" + T->toString() +
+                                "': its member '" + F.Name + "' is declared '" +
+                                variabilityName(F.Ty->getVariability()) + "'");
+      return T;
+    }
+    if (!F.Ty->isAtomic() && !F.Ty->isEnum()) {
+      PS.error(Spec.SoaLoc, "soa<" + std::to_string(N) + "> of a struct with member '" + F.Name +
+                                "' of type '" + F.Ty->toString() + "' is not supported yet");
+      return T;
+    }
+    D->Fields.push_back(
+        FieldDecl{F.Loc, F.Name, Types.getArray(Types.withVariability(F.Ty, Variability::Uniform), N)});
+  }
+  PS.Ctx.SoaStructs.push_back(D);
+  return Types.getStruct(D, Variability::Uniform, T->isConst());
 }
 
 FunctionFlags functionFlags(const DeclSpec &Spec) {

@@ -453,6 +453,14 @@ void Sema::checkVarDecl(VarDecl *V) {
   }
   if (Ok && !checkObjectType(T, V->Loc, What, /*AllowUnsized=*/false))
     Ok = false;
+  if (Ok && soaBlock(T)) {
+    Diags.error(V->Loc, "a single " + quoted(T) + " variable is not supported yet: declare an "
+                        "array of them (`soa<N> S a[count]`) and index it");
+    Ok = false;
+  } else if (Ok && V->Init && T->isArray() && soaBlock(T->getElementType())) {
+    Diags.error(V->Init->Loc, "initializing an array of soa data is not supported yet");
+    Ok = false;
+  }
   if (Ok && T->isReference() && !V->Init && !V->IsParam) {
     Diags.error(V->Loc, "reference '" + V->Name + "' must be initialized");
     Ok = false;

@@ -207,6 +207,21 @@ public:
   bool checkNew(NewExpr *E);
   void checkDelete(DeleteStmt *S);
 
+  //===--- SemaSoa.cpp: soa<N> structs -------------------------------------===//
+  /// The `soa<N>` block struct `T` is, or null.
+  static StructDecl *soaBlock(const Type *T) {
+    return T && T->isStruct() && T->getStructDecl()->SoaOf ? T->getStructDecl() : nullptr;
+  }
+  /// `a[i]` where `a` is an array of / pointer to soa<N> blocks: element i of
+  /// the soa data (not an object with an address of its own).
+  static bool isSoaElement(const Expr *E);
+  /// The type of element access `a[i]` into soa blocks: the original struct,
+  /// varying when the index or the pointer is.
+  const Type *soaElementType(const Type *Block, bool Varying);
+  /// Reports a use of a pointer to soa blocks that spmdc does not lower yet
+  /// (dereference, `->`, arithmetic); `What` names it.
+  void soaPointerUnsupported(const Type *Ptr, SourceLoc Loc, const char *What);
+
   //===--- SemaGoto.cpp: labels and goto ----------------------------------===//
   void checkLabel(LabelStmt *S);
   void checkGoto(GotoStmt *S);

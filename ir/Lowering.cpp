@@ -82,6 +82,17 @@ private:
   Value *conditional(ConditionalExpr *E);
   Value *call(CallExpr *E);
   Value *newExpr(NewExpr *E);
+  // soa<N> element access (see frontend/SemaSoa.cpp): `a[i]` into soa blocks
+  // is block `i / N`, lane `i % N` of each member array.
+  struct SoaElement {
+    Value *Block; ///< the block's address (varying for a varying index)
+    Value *Lane;  ///< i % N
+  };
+  static bool isSoaElement(const Expr *E);
+  SoaElement soaElement(IndexExpr *I);
+  Value *soaMemberAddress(const SoaElement &El, int Field);
+  Value *soaLoad(IndexExpr *I, const Type *StructTy);
+  void soaStore(IndexExpr *I, Value *V);
   int64_t labelId(const LabelStmt *L) { return LabelIds.emplace(L, LabelIds.size()).first->second; }
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
   Value *unsupported(SourceLoc Loc, const std::string &What);
@@ -748,6 +759,8 @@ Value *FunctionLowering::address(Expr *E) {
   }
   case Expr::IndexExprKind: {
     auto *I = cast<IndexExpr>(E);
+    if (isSoaElement(I))
+      return unsupportedAddress(E, "the address of an element of soa data");
     Value *Base = decayedBase(I->Base);
     Value *Index = rvalue(I->Index);
     if (!Base->Ty->isPointer())
@@ -763,6 +776,8 @@ Value *FunctionLowering::address(Expr *E) {
   }
   case Expr::MemberExprKind: {
     auto *M = cast<MemberExpr>(E);
+    if (!M->IsArrow && isSoaElement(M->Base))
+      return soaMemberAddress(soaElement(cast<IndexExpr>(M->Base)), M->FieldIndex);
     Value *Base = M->IsArrow ? rvalue(M->Base) : address(M->Base);
     if (!Base->Ty->isPointer() || !Base->Ty->getPointee()->isStruct() || M->FieldIndex < 0)
       return unsupportedAddress(E, "this member access");
@@ -820,6 +835,8 @@ Value *FunctionLowering::rvalue(Expr *E) {
   case Expr::ImplicitCastExprKind: {
     auto *IC = cast<ImplicitCastExpr>(E);
     if (IC->CK == CastKind::LValueToRValue) {
+      if (isSoaElement(IC->Operand))
+        return convert(soaLoad(cast<IndexExpr>(IC->Operand), IC->Operand->Ty), E->Ty);
       if (auto *DR = dyn_cast<DeclRefExpr>(IC->Operand))
         if (auto *V = dyn_cast_or_null<VarDecl>(DR->D); V && V->Builtin != BuiltinVar::None)
           return convert(rvalue(DR), E->Ty);
@@ -1028,6 +1045,11 @@ Value *FunctionLowering::conditional(ConditionalExpr *E) {
 }
 
 Value *FunctionLowering::assign(AssignExpr *E) {
+  if (isSoaElement(E->LHS)) {
+    Value *R = convert(rvalue(E->RHS), B.types().withConst(E->LHS->Ty, false));
+    soaStore(cast<IndexExpr>(E->LHS), R);
+    return R;
+  }
   Value *Addr = address(E->LHS);
   const Type *LTy = loadedType(B.types(), Addr->Ty);
   Value *R = rvalue(E->RHS);
@@ -1045,6 +1067,72 @@ Value *FunctionLowering::assign(AssignExpr *E) {
   }
   B.store(Addr, New);
   return New;
+}
+
+bool FunctionLowering::isSoaElement(const Expr *E) {
+  auto *I = dyn_cast<IndexExpr>(E);
+  if (!I || !I->Base->Ty)
+    return false;
+  const Type *B = I->Base->Ty;
+  const Type *Elt = B->isArray() ? B->getElementType() : B->isPointer() ? B->getPointee() : nullptr;
+  return Elt && Elt->isStruct() && Elt->getStructDecl()->SoaOf;
+}
+
+FunctionLowering::SoaElement FunctionLowering::soaElement(IndexExpr *I) {
+  Value *Base = decayedBase(I->Base);
+  Value *Index = rvalue(I->Index);
+  const Type *BlockTy = Base->Ty->getPointee();
+  Value *Width = B.constInt(BlockTy->getStructDecl()->SoaWidth, uniformOf(Index->Ty));
+  Value *BlockIndex = arith(BinaryOp::Div, Index, Width, Index->Ty);
+  Value *Lane = arith(BinaryOp::Rem, Index, Width, Index->Ty);
+  bool Varying = Base->Ty->isVarying() || Index->Ty->isVarying();
+  const Type *PtrTy =
+      B.types().getPointer(BlockTy, Varying ? Variability::Varying : Variability::Uniform);
+  return {B.create(OpCode::ElementAddr, PtrTy, {Base, BlockIndex})->result(), Lane};
+}
+
+/// `&block->member[lane]`: the member arrays are `uniform T[N]`.
+Value *FunctionLowering::soaMemberAddress(const SoaElement &El, int Field) {
+  const Type *BlockTy = El.Block->Ty->getPointee();
+  const Type *MemberArray = BlockTy->getStructDecl()->Fields[Field].Ty;
+  Variability V = El.Block->Ty->getVariability();
+  Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(MemberArray, V), {El.Block});
+  FA->FieldIndex = Field;
+  const Type *EltPtr = B.types().getPointer(MemberArray->getElementType(), V);
+  Op *Decay = B.create(OpCode::Convert, EltPtr, {FA->result()});
+  Decay->Cast = CastKind::ArrayToPointer;
+  return B.create(OpCode::ElementAddr, EltPtr, {Decay->result(), El.Lane})->result();
+}
+
+/// A whole element, read member by member into a struct of `StructTy`.
+Value *FunctionLowering::soaLoad(IndexExpr *I, const Type *StructTy) {
+  StructTy = B.types().withConst(StructTy, false);
+  SoaElement El = soaElement(I);
+  Value *Tmp = B.var(StructTy);
+  const StructDecl *S = StructTy->getStructDecl();
+  for (size_t K = 0; K < S->Fields.size(); ++K) {
+    const Type *FieldTy = B.types().memberType(S->Fields[K].Ty, StructTy->getVariability());
+    Value *V = B.load(soaMemberAddress(El, static_cast<int>(K)));
+    Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Tmp});
+    FA->FieldIndex = static_cast<int>(K);
+    B.store(FA->result(), convert(V, FieldTy));
+  }
+  return B.load(Tmp);
+}
+
+/// A whole element, written member by member from the struct value `V`.
+void FunctionLowering::soaStore(IndexExpr *I, Value *V) {
+  Value *Tmp = B.var(V->Ty);
+  B.store(Tmp, V);
+  SoaElement El = soaElement(I);
+  const StructDecl *S = V->Ty->getStructDecl();
+  for (size_t K = 0; K < S->Fields.size(); ++K) {
+    const Type *FieldTy = B.types().memberType(S->Fields[K].Ty, V->Ty->getVariability());
+    Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Tmp});
+    FA->FieldIndex = static_cast<int>(K);
+    Value *Dst = soaMemberAddress(El, static_cast<int>(K));
+    B.store(Dst, convert(B.load(FA->result()), loadedType(B.types(), Dst->Ty)));
+  }
 }
 
 Value *FunctionLowering::call(CallExpr *E) {
