@@ -51,6 +51,8 @@ namespace {
 void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item);
 const Type *finishSpec(ParserState &PS, DeclSpec &Spec);
 const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T);
+const Type *soaStorage(ParserState &PS, const Type *T, uint64_t N, SourceLoc Loc,
+                       const std::string &Member);
 const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator &D,
                             const FunctionFlags &Flags);
 FunctionFlags functionFlags(const DeclSpec &Spec);
@@ -1555,8 +1557,55 @@ const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
 
 /// `soa<N> S`: the uniform block struct holding N elements of struct S member
 /// by member (guide, "Structure of Array Types"); one block decl per (S, N).
-const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T) {
+/// The storage of N elements of `T` in soa layout, as ISPC lays it out: an
+/// atomic T is `uniform T[N]`, an array of k E is k times the storage of E, a
+/// struct is its soa<N> block (one block decl per (struct, N)); null after an
+/// error. `Member` names the member being converted, for messages.
+const Type *soaStorage(ParserState &PS, const Type *T, uint64_t N, SourceLoc Loc,
+                       const std::string &Member) {
   TypeContext &Types = PS.Ctx.Types;
+  std::string Soa = "soa<" + std::to_string(N) + ">";
+  if (!T->isUnbound()) {
+    PS.error(Loc, "cannot apply " + Soa + ": member '" + Member + "' is declared '" +
+                      variabilityName(T->getVariability()) + "'");
+    return nullptr;
+  }
+  if (T->isAtomic() || T->isEnum())
+    return Types.getArray(Types.withVariability(T, Variability::Uniform), N);
+  if (T->isArray() && T->getArraySize() > 0) {
+    const Type *E = soaStorage(PS, T->getElementType(), N, Loc, Member);
+    return E ? Types.getArray(E, T->getArraySize()) : nullptr;
+  }
+  if (!T->isStruct()) {
+    PS.error(Loc, Soa + " of a struct with member '" + Member + "' of type '" + T->toString() +
+                      "' is not supported yet");
+    return nullptr;
+  }
+  StructDecl *S = T->getStructDecl();
+  for (StructDecl *D : PS.Ctx.SoaStructs)
+    if (D->SoaOf == S && D->SoaWidth == N)
+      return Types.getStruct(D, Variability::Uniform, T->isConst());
+  if (!S->IsComplete) {
+    PS.error(Loc, Soa + " needs the definition of '" + T->toString() + "'");
+    return nullptr;
+  }
+  auto *D = PS.Ctx.makeDecl<StructDecl>(S->Loc, Soa + " " + S->Name);
+  D->IsComplete = true;
+  D->SoaOf = S;
+  D->SoaWidth = static_cast<unsigned>(N);
+  for (const FieldDecl &F : S->Fields) {
+    const Type *FT = F.Ty ? soaStorage(PS, F.Ty, N, Loc, F.Name) : nullptr;
+    if (!FT)
+      return nullptr;
+    D->Fields.push_back(FieldDecl{F.Loc, F.Name, FT});
+  }
+  PS.Ctx.SoaStructs.push_back(D);
+  return Types.getStruct(D, Variability::Uniform, T->isConst());
+}
+
+/// `soa<N> S`: the uniform block struct holding N elements of struct S member
+/// by member (guide, "Structure of Array Types").
+const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T) {
   uint64_t N = Spec.SoaWidth;
   if (Spec.Var != Variability::Unbound) {
     PS.error(Spec.SoaLoc, std::string("'") + variabilityName(Spec.Var) + "' and 'soa<" +
@@ -1564,42 +1613,13 @@ const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T) {
     Spec.Var = Variability::Unbound;
   }
   if (!T->isStruct()) {
-    PS.error(Spec.SoaLoc, "soa<" + std::to_string(N) + "> can only be applied to a struct type, not '" +
-                              T->toString() + "'");
+    PS.error(Spec.SoaLoc, "soa<" + std::to_string(N) +
+                              "> can only be applied to a struct type, not '" + T->toString() +
+                              "'");
     return T;
   }
-  StructDecl *S = T->getStructDecl();
-  for (StructDecl *D : PS.Ctx.SoaStructs)
-    if (D->SoaOf == S && D->SoaWidth == N)
-      return Types.getStruct(D, Variability::Uniform, T->isConst());
-  if (!S->IsComplete) {
-    PS.error(Spec.SoaLoc, "soa<" + std::to_string(N) + "> needs the definition of '" +
-                              T->toString() + "'");
-    return T;
-  }
-  auto *D = PS.Ctx.makeDecl<StructDecl>(S->Loc, "soa<" + std::to_string(N) + "> " + S->Name);
-  D->IsComplete = true;
-  D->SoaOf = S;
-  D->SoaWidth = static_cast<unsigned>(N);
-  for (const FieldDecl &F : S->Fields) {
-    if (!F.Ty)
-      return T;
-    if (!F.Ty->isUnbound()) {
-      PS.error(Spec.SoaLoc, "cannot apply soa<" + std::to_string(N) + "> to '" + T->toString() +
-                                "': its member '" + F.Name + "' is declared '" +
-                                variabilityName(F.Ty->getVariability()) + "'");
-      return T;
-    }
-    if (!F.Ty->isAtomic() && !F.Ty->isEnum()) {
-      PS.error(Spec.SoaLoc, "soa<" + std::to_string(N) + "> of a struct with member '" + F.Name +
-                                "' of type '" + F.Ty->toString() + "' is not supported yet");
-      return T;
-    }
-    D->Fields.push_back(
-        FieldDecl{F.Loc, F.Name, Types.getArray(Types.withVariability(F.Ty, Variability::Uniform), N)});
-  }
-  PS.Ctx.SoaStructs.push_back(D);
-  return Types.getStruct(D, Variability::Uniform, T->isConst());
+  const Type *Block = soaStorage(PS, T, N, Spec.SoaLoc, "");
+  return Block ? Block : T;
 }
 
 FunctionFlags functionFlags(const DeclSpec &Spec) {

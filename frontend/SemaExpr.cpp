@@ -18,6 +18,11 @@ bool Sema::toRValue(Expr *&E) {
   if (!E || !E->Ty)
     return false;
   const Type *T = E->Ty;
+  if (T->isArray() && isInSoa(E)) {
+    Diags.error(E->Loc, "using an array inside soa data as a pointer is not supported yet; "
+                        "index it");
+    return false;
+  }
   if (T->isArray()) {
     // An array decays to a pointer to its first element; the pointer is
     // varying when the array itself sits at a per-lane address.
@@ -435,10 +440,10 @@ bool Sema::checkUnary(UnaryExpr *E) {
       Diags.error(E->Loc, "cannot take the address of built-in '" + Root->Name + "'");
       return false;
     }
-    if (isSoaElement(Op)) {
-      Diags.error(E->Loc, "taking the address of an element of soa data ('" +
-                              typeName(llvm::cast<IndexExpr>(Op)->Base->Ty) +
-                              "') is not supported yet; take the address of one of its members");
+    if (isInSoa(Op) && (Op->Ty->isStruct() || Op->Ty->isArray())) {
+      Diags.error(E->Loc, "taking the address of " + quoted(Op->Ty) +
+                              " inside soa data is not supported yet; take the address of one "
+                              "of its atomic members");
       return false;
     }
     if (!Op->IsLValue) {

@@ -215,6 +215,8 @@ public:
   /// `a[i]` where `a` is an array of / pointer to soa<N> blocks: element i of
   /// the soa data (not an object with an address of its own).
   static bool isSoaElement(const Expr *E);
+  /// A soa element or a member or array element inside one (`a[i].y[2]`).
+  static bool isInSoa(const Expr *E);
   /// The type of element access `a[i]` into soa blocks: the original struct,
   /// varying when the index or the pointer is.
   const Type *soaElementType(const Type *Block, bool Varying);

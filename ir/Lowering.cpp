@@ -82,17 +82,23 @@ private:
   Value *conditional(ConditionalExpr *E);
   Value *call(CallExpr *E);
   Value *newExpr(NewExpr *E);
-  // soa<N> element access (see frontend/SemaSoa.cpp): `a[i]` into soa blocks
-  // is block `i / N`, lane `i % N` of each member array.
-  struct SoaElement {
-    Value *Block; ///< the block's address (varying for a varying index)
-    Value *Lane;  ///< i % N
+  // soa<N> data (see frontend/SemaSoa.cpp): `a[i]` into soa blocks is block
+  // `i / N`; members and array elements inside it select soa storage down to
+  // an atomic member's `uniform T[N]`, whose element `i % N` is the value.
+  struct SoaPlace {
+    Value *Storage; ///< the soa storage's address (varying for a varying index)
+    Value *Lane;    ///< i % N
+    const Type *Ty; ///< what the place reads as (sema's type)
   };
   static bool isSoaElement(const Expr *E);
-  SoaElement soaElement(IndexExpr *I);
-  Value *soaMemberAddress(const SoaElement &El, int Field);
-  Value *soaLoad(IndexExpr *I, const Type *StructTy);
-  void soaStore(IndexExpr *I, Value *V);
+  static bool isInSoa(const Expr *E);
+  SoaPlace soaPlace(Expr *E);
+  SoaPlace soaField(const SoaPlace &P, int Field, const Type *FieldTy);
+  SoaPlace soaIndex(const SoaPlace &P, Value *Index, const Type *EltTy);
+  Value *soaLeafAddress(const SoaPlace &P);
+  Value *soaLoad(const SoaPlace &P);
+  void soaStore(const SoaPlace &P, Value *V);
+  Value *decay(Value *ArrayAddr);
   int64_t labelId(const LabelStmt *L) { return LabelIds.emplace(L, LabelIds.size()).first->second; }
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
   Value *unsupported(SourceLoc Loc, const std::string &What);
@@ -668,6 +674,9 @@ void FunctionLowering::initialize(Value *Addr, const Type *Ty, Expr *Init) {
     B.store(Addr, convert(rvalue(Init), loadedType(B.types(), Addr->Ty)));
     return;
   }
+  // A scalar written `{ value }` (sema checked it has one element).
+  if (!Ty->isArray() && !Ty->isStruct() && L->Elements.size() == 1)
+    return initialize(Addr, Ty, L->Elements[0]);
   const Type *I64 = B.types().getAtomic(Type::Int64, Variability::Uniform);
   Variability AddrVar = Addr->Ty->getVariability();
   for (size_t I = 0; I < L->Elements.size(); ++I) {
@@ -759,8 +768,10 @@ Value *FunctionLowering::address(Expr *E) {
   }
   case Expr::IndexExprKind: {
     auto *I = cast<IndexExpr>(E);
-    if (isSoaElement(I))
-      return unsupportedAddress(E, "the address of an element of soa data");
+    if (isInSoa(I))
+      return E->Ty->isAtomic() || E->Ty->isEnum()
+                 ? soaLeafAddress(soaPlace(I))
+                 : unsupportedAddress(E, "the address of a struct or array inside soa data");
     Value *Base = decayedBase(I->Base);
     Value *Index = rvalue(I->Index);
     if (!Base->Ty->isPointer())
@@ -776,8 +787,10 @@ Value *FunctionLowering::address(Expr *E) {
   }
   case Expr::MemberExprKind: {
     auto *M = cast<MemberExpr>(E);
-    if (!M->IsArrow && isSoaElement(M->Base))
-      return soaMemberAddress(soaElement(cast<IndexExpr>(M->Base)), M->FieldIndex);
+    if (isInSoa(M))
+      return E->Ty->isAtomic() || E->Ty->isEnum()
+                 ? soaLeafAddress(soaPlace(M))
+                 : unsupportedAddress(E, "the address of a struct or array inside soa data");
     Value *Base = M->IsArrow ? rvalue(M->Base) : address(M->Base);
     if (!Base->Ty->isPointer() || !Base->Ty->getPointee()->isStruct() || M->FieldIndex < 0)
       return unsupportedAddress(E, "this member access");
@@ -835,8 +848,8 @@ Value *FunctionLowering::rvalue(Expr *E) {
   case Expr::ImplicitCastExprKind: {
     auto *IC = cast<ImplicitCastExpr>(E);
     if (IC->CK == CastKind::LValueToRValue) {
-      if (isSoaElement(IC->Operand))
-        return convert(soaLoad(cast<IndexExpr>(IC->Operand), IC->Operand->Ty), E->Ty);
+      if (isInSoa(IC->Operand))
+        return convert(soaLoad(soaPlace(IC->Operand)), E->Ty);
       if (auto *DR = dyn_cast<DeclRefExpr>(IC->Operand))
         if (auto *V = dyn_cast_or_null<VarDecl>(DR->D); V && V->Builtin != BuiltinVar::None)
           return convert(rvalue(DR), E->Ty);
@@ -1045,9 +1058,9 @@ Value *FunctionLowering::conditional(ConditionalExpr *E) {
 }
 
 Value *FunctionLowering::assign(AssignExpr *E) {
-  if (isSoaElement(E->LHS)) {
+  if (isInSoa(E->LHS) && E->LHS->Ty->isStruct()) {
     Value *R = convert(rvalue(E->RHS), B.types().withConst(E->LHS->Ty, false));
-    soaStore(cast<IndexExpr>(E->LHS), R);
+    soaStore(soaPlace(E->LHS), R);
     return R;
   }
   Value *Addr = address(E->LHS);
@@ -1078,7 +1091,33 @@ bool FunctionLowering::isSoaElement(const Expr *E) {
   return Elt && Elt->isStruct() && Elt->getStructDecl()->SoaOf;
 }
 
-FunctionLowering::SoaElement FunctionLowering::soaElement(IndexExpr *I) {
+bool FunctionLowering::isInSoa(const Expr *E) {
+  if (isSoaElement(E))
+    return true;
+  if (auto *M = dyn_cast<MemberExpr>(E))
+    return !M->IsArrow && isInSoa(M->Base);
+  if (auto *I = dyn_cast<IndexExpr>(E))
+    return I->Base->Ty && I->Base->Ty->isArray() && isInSoa(I->Base);
+  return false;
+}
+
+Value *FunctionLowering::decay(Value *ArrayAddr) {
+  const Type *Arr = ArrayAddr->Ty->getPointee();
+  Op *O = B.create(OpCode::Convert,
+                   B.types().getPointer(Arr->getElementType(), ArrayAddr->Ty->getVariability()),
+                   {ArrayAddr});
+  O->Cast = CastKind::ArrayToPointer;
+  return O->result();
+}
+
+FunctionLowering::SoaPlace FunctionLowering::soaPlace(Expr *E) {
+  if (auto *M = dyn_cast<MemberExpr>(E))
+    return soaField(soaPlace(M->Base), M->FieldIndex, E->Ty);
+  auto *I = cast<IndexExpr>(E);
+  if (!isSoaElement(I)) {
+    SoaPlace Array = soaPlace(I->Base);
+    return soaIndex(Array, rvalue(I->Index), E->Ty);
+  }
   Value *Base = decayedBase(I->Base);
   Value *Index = rvalue(I->Index);
   const Type *BlockTy = Base->Ty->getPointee();
@@ -1088,50 +1127,89 @@ FunctionLowering::SoaElement FunctionLowering::soaElement(IndexExpr *I) {
   bool Varying = Base->Ty->isVarying() || Index->Ty->isVarying();
   const Type *PtrTy =
       B.types().getPointer(BlockTy, Varying ? Variability::Varying : Variability::Uniform);
-  return {B.create(OpCode::ElementAddr, PtrTy, {Base, BlockIndex})->result(), Lane};
+  return {B.create(OpCode::ElementAddr, PtrTy, {Base, BlockIndex})->result(), Lane, E->Ty};
 }
 
-/// `&block->member[lane]`: the member arrays are `uniform T[N]`.
-Value *FunctionLowering::soaMemberAddress(const SoaElement &El, int Field) {
-  const Type *BlockTy = El.Block->Ty->getPointee();
-  const Type *MemberArray = BlockTy->getStructDecl()->Fields[Field].Ty;
-  Variability V = El.Block->Ty->getVariability();
-  Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(MemberArray, V), {El.Block});
+/// A member of a soa struct: its storage is the block's field.
+FunctionLowering::SoaPlace FunctionLowering::soaField(const SoaPlace &P, int Field,
+                                                      const Type *FieldTy) {
+  const Type *Block = P.Storage->Ty->getPointee();
+  const Type *Storage = Block->getStructDecl()->Fields[Field].Ty;
+  Op *FA = B.create(OpCode::FieldAddr,
+                    B.types().getPointer(Storage, P.Storage->Ty->getVariability()), {P.Storage});
   FA->FieldIndex = Field;
-  const Type *EltPtr = B.types().getPointer(MemberArray->getElementType(), V);
-  Op *Decay = B.create(OpCode::Convert, EltPtr, {FA->result()});
-  Decay->Cast = CastKind::ArrayToPointer;
-  return B.create(OpCode::ElementAddr, EltPtr, {Decay->result(), El.Lane})->result();
+  return {FA->result(), P.Lane, FieldTy};
 }
 
-/// A whole element, read member by member into a struct of `StructTy`.
-Value *FunctionLowering::soaLoad(IndexExpr *I, const Type *StructTy) {
-  StructTy = B.types().withConst(StructTy, false);
-  SoaElement El = soaElement(I);
-  Value *Tmp = B.var(StructTy);
-  const StructDecl *S = StructTy->getStructDecl();
-  for (size_t K = 0; K < S->Fields.size(); ++K) {
-    const Type *FieldTy = B.types().memberType(S->Fields[K].Ty, StructTy->getVariability());
-    Value *V = B.load(soaMemberAddress(El, static_cast<int>(K)));
-    Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Tmp});
-    FA->FieldIndex = static_cast<int>(K);
-    B.store(FA->result(), convert(V, FieldTy));
+/// An element of an array inside soa data: the array of soa storages, indexed.
+FunctionLowering::SoaPlace FunctionLowering::soaIndex(const SoaPlace &P, Value *Index,
+                                                      const Type *EltTy) {
+  Value *First = decay(P.Storage);
+  bool Varying = First->Ty->isVarying() || Index->Ty->isVarying();
+  const Type *PtrTy = B.types().getPointer(First->Ty->getPointee(),
+                                           Varying ? Variability::Varying : Variability::Uniform);
+  return {B.create(OpCode::ElementAddr, PtrTy, {First, Index})->result(), P.Lane, EltTy};
+}
+
+/// An atomic value's address: lane `i % N` of its `uniform T[N]`.
+Value *FunctionLowering::soaLeafAddress(const SoaPlace &P) {
+  Value *First = decay(P.Storage);
+  return B.create(OpCode::ElementAddr, First->Ty, {First, P.Lane})->result();
+}
+
+/// Reads a place whole: atomic values directly, structs and arrays member by
+/// member into a temporary.
+Value *FunctionLowering::soaLoad(const SoaPlace &P) {
+  const Type *T = B.types().withConst(P.Ty, false);
+  if (!T->isStruct() && !T->isArray())
+    return convert(B.load(soaLeafAddress(P)), T);
+  Value *Tmp = B.var(T);
+  size_t Count = T->isArray() ? T->getArraySize() : T->getStructDecl()->Fields.size();
+  for (size_t K = 0; K < Count; ++K) {
+    SoaPlace Sub;
+    Value *Dst;
+    if (T->isArray()) {
+      Value *Idx = B.constInt(static_cast<int64_t>(K), B.types().getAtomic(Type::Int64, Variability::Uniform));
+      Sub = soaIndex(P, Idx, T->getElementType());
+      Value *First = decay(Tmp);
+      Dst = B.create(OpCode::ElementAddr, First->Ty, {First, Idx})->result();
+    } else {
+      const Type *FieldTy =
+          B.types().memberType(T->getStructDecl()->Fields[K].Ty, T->getVariability());
+      Sub = soaField(P, static_cast<int>(K), FieldTy);
+      Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Tmp});
+      FA->FieldIndex = static_cast<int>(K);
+      Dst = FA->result();
+    }
+    B.store(Dst, convert(soaLoad(Sub), loadedType(B.types(), Dst->Ty)));
   }
   return B.load(Tmp);
 }
 
-/// A whole element, written member by member from the struct value `V`.
-void FunctionLowering::soaStore(IndexExpr *I, Value *V) {
-  Value *Tmp = B.var(V->Ty);
+/// Writes a place whole from `V`: the inverse of soaLoad.
+void FunctionLowering::soaStore(const SoaPlace &P, Value *V) {
+  const Type *T = V->Ty;
+  if (!T->isStruct() && !T->isArray()) {
+    Value *Dst = soaLeafAddress(P);
+    B.store(Dst, convert(V, loadedType(B.types(), Dst->Ty)));
+    return;
+  }
+  Value *Tmp = B.var(T);
   B.store(Tmp, V);
-  SoaElement El = soaElement(I);
-  const StructDecl *S = V->Ty->getStructDecl();
-  for (size_t K = 0; K < S->Fields.size(); ++K) {
-    const Type *FieldTy = B.types().memberType(S->Fields[K].Ty, V->Ty->getVariability());
-    Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Tmp});
-    FA->FieldIndex = static_cast<int>(K);
-    Value *Dst = soaMemberAddress(El, static_cast<int>(K));
-    B.store(Dst, convert(B.load(FA->result()), loadedType(B.types(), Dst->Ty)));
+  size_t Count = T->isArray() ? T->getArraySize() : T->getStructDecl()->Fields.size();
+  for (size_t K = 0; K < Count; ++K) {
+    if (T->isArray()) {
+      Value *Idx = B.constInt(static_cast<int64_t>(K), B.types().getAtomic(Type::Int64, Variability::Uniform));
+      Value *First = decay(Tmp);
+      Value *Src = B.create(OpCode::ElementAddr, First->Ty, {First, Idx})->result();
+      soaStore(soaIndex(P, Idx, T->getElementType()), B.load(Src));
+    } else {
+      const Type *FieldTy =
+          B.types().memberType(T->getStructDecl()->Fields[K].Ty, T->getVariability());
+      Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Tmp});
+      FA->FieldIndex = static_cast<int>(K);
+      soaStore(soaField(P, static_cast<int>(K), FieldTy), B.load(FA->result()));
+    }
   }
 }
 
