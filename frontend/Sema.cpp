@@ -256,6 +256,8 @@ void Sema::declareFunction(FunctionDecl *F) {
       Error(P->Loc,
             What + " of export function '" + F->Name + "' must be uniform, not " + quoted(T));
     }
+    if (Flags.Export && containsSoa(T))
+      Error(P->Loc, "soa type " + What + " is illegal in an export function (as in ISPC)");
     ParamTypes.push_back(T);
   }
   const Type *Ret = bindDeclType(F->Ty->getReturnType(), Variability::Varying);
@@ -269,6 +271,8 @@ void Sema::declareFunction(FunctionDecl *F) {
   if (Ret->isArray()) {
     Error(F->Loc, "function '" + F->Name + "' cannot return an array");
   }
+  if (Flags.Export && containsSoa(Ret))
+    Error(F->Loc, "export function '" + F->Name + "' cannot return a soa type (as in ISPC)");
   if (ParamTypes.size() != F->Params.size())
     return; // a parameter without a type was reported by the parser
   F->Ty = Types.getFunction(Ret, ParamTypes, Flags);

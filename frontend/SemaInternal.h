@@ -220,6 +220,9 @@ public:
   /// The type of element access `a[i]` into soa blocks: the original struct,
   /// varying when the index or the pointer is.
   const Type *soaElementType(const Type *Block, bool Varying);
+  /// Does `T` hold soa data (through pointers and arrays)? Such types stay
+  /// out of export signatures, as in ISPC.
+  static bool containsSoa(const Type *T);
   /// Reports a use of a pointer to soa blocks that spmdc does not lower yet
   /// (dereference, `->`, arithmetic); `What` names it.
   void soaPointerUnsupported(const Type *Ptr, SourceLoc Loc, const char *What);

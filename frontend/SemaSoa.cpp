@@ -37,6 +37,12 @@ bool Sema::isInSoa(const Expr *E) {
   return false;
 }
 
+bool Sema::containsSoa(const Type *T) {
+  while (T && (T->isPointer() || T->isArray() || T->isReference()))
+    T = T->isArray() ? T->getElementType() : T->getPointee();
+  return soaBlock(T);
+}
+
 const Type *Sema::soaElementType(const Type *Block, bool Varying) {
   StructDecl *S = soaBlock(Block)->SoaOf;
   return Types.getStruct(S, Varying ? Variability::Varying : Variability::Uniform,
