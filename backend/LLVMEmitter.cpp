@@ -6,6 +6,7 @@
 // that mem2reg can still promote the slot.
 #include "backend/LLVMEmitter.h"
 
+#include "backend/DynamicMemory.h"
 #include "backend/LaneOps.h"
 #include "backend/StdlibHooks.h"
 #include "backend/TargetInfo.h"
@@ -308,9 +309,16 @@ private:
   }
 
   /// A local's slot in this warp's region, as a generic pointer.
+  /// Computed in the entry block, after the region: a `goto` may jump over
+  /// the declaration to a use.
   llvm::Value *warpSlot(uint64_t Offset) {
-    llvm::Value *P = B.CreateConstGEP1_64(B.getInt8Ty(), WarpRegion, Offset);
-    return B.CreateAddrSpaceCast(P, B.getPtrTy());
+    llvm::IRBuilder<> EB(Ctx);
+    if (auto *I = llvm::dyn_cast<llvm::Instruction>(WarpRegion))
+      EB.SetInsertPoint(I->getParent(), std::next(I->getIterator()));
+    else
+      EB.SetInsertPoint(&Fn->getEntryBlock(), Fn->getEntryBlock().getFirstInsertionPt());
+    llvm::Value *P = EB.CreateConstGEP1_64(EB.getInt8Ty(), WarpRegion, Offset);
+    return EB.CreateAddrSpaceCast(P, EB.getPtrTy());
   }
 
   /// bar.warp.sync around accesses to a warp slot: what one lane wrote (also
@@ -402,6 +410,7 @@ private:
     CurIR = &F;
     Values.clear();
     Loops.clear();
+    LabelBlocks.clear();
     auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", Fn);
     AllocaIP = Entry;
     B.SetInsertPoint(Entry);
@@ -616,6 +625,24 @@ private:
     case OpCode::PartialBarrier:
       Lanes->partialBarrier(static_cast<unsigned>(O.Imm), static_cast<unsigned>(O.BarrierThreads));
       return;
+    case OpCode::New:
+      set(O, emitNew(B, *Lanes, Target.isGPU(), val(O.Operands[0]), static_cast<uint64_t>(O.Imm),
+                     O.result()->isVarying(), mask(O)));
+      return;
+    case OpCode::Delete:
+      emitDelete(B, *Lanes, Target.isGPU(), val(O.Operands[0]), O.Operands[0]->isVarying(),
+                 mask(O));
+      return;
+    case OpCode::Label: {
+      llvm::BasicBlock *Block = labelBlock(O.Imm);
+      if (!B.GetInsertBlock()->getTerminator())
+        B.CreateBr(Block);
+      B.SetInsertPoint(Block);
+      return;
+    }
+    case OpCode::Goto:
+      B.CreateBr(labelBlock(O.Imm));
+      return;
     case OpCode::Crev:
     case OpCode::Foreach:
     case OpCode::ForeachActive:
@@ -626,6 +653,14 @@ private:
                              "' reached the back end before the divergence transform");
       return;
     }
+  }
+
+  /// The block a `label` op starts (a `goto` may reach it first).
+  llvm::BasicBlock *labelBlock(int64_t Id) {
+    llvm::BasicBlock *&BB = LabelBlocks[Id];
+    if (!BB)
+      BB = llvm::BasicBlock::Create(Ctx, "label", Fn);
+    return BB;
   }
 
   void builtin(ir::Op &O) {
@@ -1747,6 +1782,7 @@ private:
   std::map<ir::Function *, llvm::Function *> TaskEntries;
   llvm::DenseMap<ir::Value *, llvm::Value *> Values;
   std::vector<LoopBlocks> Loops;
+  std::map<int64_t, llvm::BasicBlock *> LabelBlocks; ///< the current function's labels
   std::map<ir::Function *, llvm::Function *> Functions;
   std::map<ir::Global *, llvm::GlobalVariable *> Globals;
   std::map<std::pair<StructDecl *, Variability>, llvm::StructType *> Structs;

@@ -166,6 +166,9 @@ void forEachChildExpr(Expr *E, const std::function<void(Expr *&)> &F) {
   } else if (auto *L = llvm::dyn_cast<InitListExpr>(E)) {
     for (Expr *&El : L->Elements)
       Visit(El);
+  } else if (auto *N = llvm::dyn_cast<NewExpr>(E)) {
+    Visit(N->Count);
+    Visit(N->Init);
   }
 }
 
@@ -268,10 +271,17 @@ void forEachChild(Stmt *S, const std::function<void(Expr *&)> &FE,
     for (Expr *&A : llvm::cast<PrintStmt>(S)->Args)
       E(A);
     break;
+  case Stmt::DeleteStmtKind:
+    E(llvm::cast<DeleteStmt>(S)->Pointer);
+    break;
+  case Stmt::LabelStmtKind:
+    St(llvm::cast<LabelStmt>(S)->Sub);
+    break;
   case Stmt::EmptyStmtKind:
   case Stmt::BreakStmtKind:
   case Stmt::ContinueStmtKind:
   case Stmt::SyncStmtKind:
+  case Stmt::GotoStmtKind:
     break;
   }
 }

@@ -281,6 +281,20 @@ public:
   static bool classof(const Expr *E) { return E->getKind() == InitListExprKind; }
 };
 
+/// `new T`, `new T(args)`, `new T[count]`, qualified `uniform new` / `varying
+/// new` (guide, "Dynamic Memory Allocation"): one allocation for the gang
+/// (uniform) or one per active lane (varying, the default).
+class NewExpr : public Expr {
+public:
+  NewExpr(SourceLoc L, Variability NewVar, const Type *AllocType, Expr *Count, Expr *Init)
+      : Expr(NewExprKind, L), NewVar(NewVar), AllocType(AllocType), Count(Count), Init(Init) {}
+  Variability NewVar;    ///< as written before `new`; Unbound means varying
+  const Type *AllocType; ///< as written; sema binds it (the pointee defaults to uniform)
+  Expr *Count;           ///< `[count]`, or null for a single object
+  Expr *Init;            ///< `(args)`: one value or an InitListExpr; null when absent
+  static bool classof(const Expr *E) { return E->getKind() == NewExprKind; }
+};
+
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
@@ -505,6 +519,39 @@ public:
   static bool classof(const Stmt *S) { return S->getKind() == PrintStmtKind; }
 };
 
+/// `delete p;` or `delete[] p;`: frees what `new` allocated, per lane for a
+/// varying pointer.
+class DeleteStmt : public Stmt {
+public:
+  DeleteStmt(SourceLoc L, Expr *Pointer, bool IsArray)
+      : Stmt(DeleteStmtKind, L), Pointer(Pointer), IsArray(IsArray) {}
+  Expr *Pointer;
+  bool IsArray;
+  static bool classof(const Stmt *S) { return S->getKind() == DeleteStmtKind; }
+};
+
+/// `name: statement`, a target of `goto`.
+class LabelStmt : public Stmt {
+public:
+  LabelStmt(SourceLoc L, std::string Name, Stmt *Sub)
+      : Stmt(LabelStmtKind, L), Name(std::move(Name)), Sub(Sub) {}
+  std::string Name;
+  Stmt *Sub;
+  static bool classof(const Stmt *S) { return S->getKind() == LabelStmtKind; }
+};
+
+/// `goto name;`: only under uniform control flow (guide, "Unstructured
+/// Control Flow"); sema resolves `Target`.
+class GotoStmt : public Stmt {
+public:
+  GotoStmt(SourceLoc L, std::string Label, SourceLoc LabelLoc)
+      : Stmt(GotoStmtKind, L), Label(std::move(Label)), LabelLoc(LabelLoc) {}
+  std::string Label;
+  SourceLoc LabelLoc;
+  LabelStmt *Target = nullptr;
+  static bool classof(const Stmt *S) { return S->getKind() == GotoStmtKind; }
+};
+
 //===----------------------------------------------------------------------===//
 // Declarations
 //===----------------------------------------------------------------------===//
@@ -590,6 +637,10 @@ public:
   StructDecl(SourceLoc L, std::string Name) : Decl(StructDeclKind, L, std::move(Name)) {}
   std::vector<FieldDecl> Fields;
   bool IsComplete = false; ///< false for a forward declaration `struct S;`
+  /// `soa<SoaWidth> SoaOf`: the block of SoaWidth elements of struct SoaOf laid
+  /// out member by member (each field a `uniform T[SoaWidth]`); made by the parser.
+  StructDecl *SoaOf = nullptr;
+  unsigned SoaWidth = 0;
   static bool classof(const Decl *D) { return D->getKind() == StructDeclKind; }
 };
 
@@ -654,6 +705,8 @@ public:
     std::unordered_map<std::string, std::optional<int64_t>> Constants;
   };
   std::vector<ParserScope> ParserScopes;
+  /// The `soa<N> S` block structs made so far, one per (S, N).
+  std::vector<StructDecl *> SoaStructs;
 
   /// Creates an expression and computes its Depth from its children.
   template <typename T, typename... Args> T *makeExpr(Args &&...A) {

@@ -219,6 +219,16 @@ private:
     case Stmt::AssertStmtKind:
       OS << " \"" << escaped(llvm::cast<AssertStmt>(S)->Text) << '"';
       break;
+    case Stmt::DeleteStmtKind:
+      if (llvm::cast<DeleteStmt>(S)->IsArray)
+        OS << " []";
+      break;
+    case Stmt::LabelStmtKind:
+      OS << ' ' << llvm::cast<LabelStmt>(S)->Name;
+      break;
+    case Stmt::GotoStmtKind:
+      OS << ' ' << llvm::cast<GotoStmt>(S)->Label;
+      break;
     default:
       break;
     }
@@ -315,6 +325,13 @@ private:
       if (const Type *Of = llvm::cast<SizeofExpr>(E)->OfType)
         OS << ' ' << typeText(Of);
       break;
+    case Expr::NewExprKind: {
+      auto *N = llvm::cast<NewExpr>(E);
+      if (N->NewVar != Variability::Unbound)
+        OS << ' ' << variabilityName(N->NewVar);
+      OS << ' ' << typeText(N->AllocType) << (N->Count ? "[]" : "");
+      break;
+    }
     default:
       break;
     }

@@ -50,6 +50,9 @@ void destroyScanner(void *Scanner);
 namespace {
 void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item);
 const Type *finishSpec(ParserState &PS, DeclSpec &Spec);
+const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T);
+const Type *soaStorage(ParserState &PS, const Type *T, uint64_t N, SourceLoc Loc,
+                       const std::string &Member);
 const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator &D,
                             const FunctionFlags &Flags);
 FunctionFlags functionFlags(const DeclSpec &Spec);
@@ -124,6 +127,7 @@ using namespace spmdc;
 %token KW_CREV "'crev'" KW_LAUNCH "'launch'" KW_SYNC "'sync'" KW_ASSERT "'assert'"
 %token KW_PRINT "'print'" KW_SIZEOF "'sizeof'" KW_TRUE "'true'" KW_FALSE "'false'"
 %token KW_NULL "'NULL'"
+%token KW_NEW "'new'" KW_DELETE "'delete'" KW_GOTO "'goto'" KW_SOA "'soa'"
 
 %token ELLIPSIS "'...'" PTR_OP "'->'" INC_OP "'++'" DEC_OP "'--'" SHL_OP "'<<'" SHR_OP "'>>'"
 %token LE_OP "'<='" GE_OP "'>='" EQ_OP "'=='" NE_OP "'!='" AND_OP "'&&'" OR_OP "'||'"
@@ -174,6 +178,8 @@ using namespace spmdc;
 %type <std::vector<spmdc::Declarator>> struct_declarator_list
 %type <std::vector<spmdc::EnumConstantDecl *>> enumerator_list
 %type <spmdc::EnumConstantDecl *> enumerator
+%type <spmdc::Expr *> new_expression
+%type <spmdc::Variability> new_keyword
 
 %start translation_unit
 
@@ -279,6 +285,17 @@ specifier
   | KW_TYPEDEF   { $$ = SpecItem{SpecItem::Typedef, @1.Begin}; }
   | KW_SIGNED    { $$ = SpecItem{SpecItem::Signed, @1.Begin}; }
   | KW_UNSIGNED  { $$ = SpecItem{SpecItem::Unsigned, @1.Begin}; }
+  | KW_SOA '<' INT_LITERAL '>'
+      {
+        $$ = SpecItem{SpecItem::Soa, @1.Begin};
+        $$.SoaWidth = llvm::cast<IntegerLiteral>($3)->Value;
+        uint64_t N = $$.SoaWidth;
+        if (N == 0 || (N & (N - 1)) != 0 || N > 1024) {
+          PS.error(@3.Begin, "soa<" + std::to_string(N) +
+                                 "> width is illegal: it must be a positive power of two");
+          $$.SoaWidth = 0;
+        }
+      }
   | KW_VOID      { $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getVoid(), "void"}; }
   | KW_BOOL      { $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getAtomic(Type::Bool), "bool"}; }
   | KW_INT       { $$ = SpecItem{SpecItem::Base, @1.Begin, PS.Ctx.Types.getAtomic(Type::Int32), "int", true}; }
@@ -758,6 +775,13 @@ statement
   | KW_EVERYWHERE compound_statement
       { $$ = PS.Ctx.makeStmt<EverywhereStmt>(@1.Begin, $2); STMT_DEPTH($$); }
   | KW_SYNC ';' { $$ = PS.Ctx.makeStmt<SyncStmt>(@1.Begin); }
+  | KW_DELETE expression ';'
+      { $$ = PS.Ctx.makeStmt<DeleteStmt>(@1.Begin, $2, false); STMT_DEPTH($$); }
+  | KW_DELETE '[' ']' expression ';'
+      { $$ = PS.Ctx.makeStmt<DeleteStmt>(@1.Begin, $4, true); STMT_DEPTH($$); }
+  | IDENT ':' statement
+      { $$ = PS.Ctx.makeStmt<LabelStmt>(@1.Begin, std::move($1), $3); STMT_DEPTH($$); }
+  | KW_GOTO IDENT ';' { $$ = PS.Ctx.makeStmt<GotoStmt>(@1.Begin, std::move($2), @2.Begin); }
   | KW_ASSERT '(' expression ')' ';'
       {
         $$ = PS.Ctx.makeStmt<AssertStmt>(@1.Begin, $3, sourceText(PS, @3));
@@ -1031,6 +1055,7 @@ conditional_expression
 
 assignment_expression
   : conditional_expression { $$ = $1; }
+  | new_expression { $$ = $1; }
   | unary_expression assignment_operator assignment_expression
       {
         std::optional<BinaryOp> Op;
@@ -1039,6 +1064,34 @@ assignment_expression
         $$ = PS.Ctx.makeExpr<AssignExpr>(@2.Begin, Op, $1, $3);
         EXPR_DEPTH($$);
       }
+  ;
+
+/* `new` binds loosest, as in ISPC: `new T[n]` is a whole operand. */
+new_expression
+  : new_keyword declaration_specifiers
+      {
+        $$ = PS.Ctx.makeExpr<NewExpr>(@1.Begin, $1, makeTypeName(PS, $2, nullptr), nullptr,
+                                      nullptr);
+      }
+  | new_keyword declaration_specifiers '[' expression ']'
+      {
+        $$ = PS.Ctx.makeExpr<NewExpr>(@1.Begin, $1, makeTypeName(PS, $2, nullptr), $4, nullptr);
+        EXPR_DEPTH($$);
+      }
+  | new_keyword declaration_specifiers '(' argument_list ')'
+      {
+        // `new T(a, b)` initializes like `T x = { a, b };`, one value like `T x = a;`.
+        Expr *Init = $4.size() == 1 ? $4[0]
+                                    : PS.Ctx.makeExpr<InitListExpr>(@3.Begin, std::move($4));
+        $$ = PS.Ctx.makeExpr<NewExpr>(@1.Begin, $1, makeTypeName(PS, $2, nullptr), nullptr, Init);
+        EXPR_DEPTH($$);
+      }
+  ;
+
+new_keyword
+  : KW_NEW { $$ = Variability::Unbound; }
+  | KW_UNIFORM KW_NEW { $$ = Variability::Uniform; }
+  | KW_VARYING KW_NEW { $$ = Variability::Varying; }
   ;
 
 assignment_operator
@@ -1391,6 +1444,7 @@ const char *specName(SpecItem::ItemKind K) {
   case SpecItem::Typedef: return "typedef";
   case SpecItem::Signed: return "signed";
   case SpecItem::Unsigned: return "unsigned";
+  case SpecItem::Soa: return "soa";
   case SpecItem::Base: return "type";
   }
   return "?";
@@ -1443,6 +1497,12 @@ void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item) {
     }
     (Item.Kind == SpecItem::Signed ? Spec.Signed : Spec.Unsigned) = true;
     break;
+  case SpecItem::Soa:
+    if (Spec.SoaWidth)
+      PS.error(Item.Loc, "duplicate 'soa'");
+    Spec.SoaWidth = Item.SoaWidth;
+    Spec.SoaLoc = Item.Loc;
+    break;
   case SpecItem::Base:
     if (Spec.Base) {
       if (!Spec.Invalid)
@@ -1486,11 +1546,80 @@ const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
       PS.Diags.warning(Spec.Loc, "no type specified in declaration: assuming int32");
     T = Types.getAtomic(Type::Int32);
   }
+  if (Spec.SoaWidth)
+    T = soaType(PS, Spec, T);
   if (Spec.Var != Variability::Unbound && !T->isVoid())
     T = Types.withVariability(T, Spec.Var);
   if (Spec.Const && !T->isVoid())
     T = Types.withConst(T, true);
   return T;
+}
+
+/// `soa<N> S`: the uniform block struct holding N elements of struct S member
+/// by member (guide, "Structure of Array Types"); one block decl per (S, N).
+/// The storage of N elements of `T` in soa layout, as ISPC lays it out: an
+/// atomic T is `uniform T[N]`, an array of k E is k times the storage of E, a
+/// struct is its soa<N> block (one block decl per (struct, N)); null after an
+/// error. `Member` names the member being converted, for messages.
+const Type *soaStorage(ParserState &PS, const Type *T, uint64_t N, SourceLoc Loc,
+                       const std::string &Member) {
+  TypeContext &Types = PS.Ctx.Types;
+  std::string Soa = "soa<" + std::to_string(N) + ">";
+  if (!T->isUnbound()) {
+    PS.error(Loc, "cannot apply " + Soa + ": member '" + Member + "' is declared '" +
+                      variabilityName(T->getVariability()) + "'");
+    return nullptr;
+  }
+  if (T->isAtomic() || T->isEnum())
+    return Types.getArray(Types.withVariability(T, Variability::Uniform), N);
+  if (T->isArray() && T->getArraySize() > 0) {
+    const Type *E = soaStorage(PS, T->getElementType(), N, Loc, Member);
+    return E ? Types.getArray(E, T->getArraySize()) : nullptr;
+  }
+  if (!T->isStruct()) {
+    PS.error(Loc, Soa + " of a struct with member '" + Member + "' of type '" + T->toString() +
+                      "' is not supported yet");
+    return nullptr;
+  }
+  StructDecl *S = T->getStructDecl();
+  for (StructDecl *D : PS.Ctx.SoaStructs)
+    if (D->SoaOf == S && D->SoaWidth == N)
+      return Types.getStruct(D, Variability::Uniform, T->isConst());
+  if (!S->IsComplete) {
+    PS.error(Loc, Soa + " needs the definition of '" + T->toString() + "'");
+    return nullptr;
+  }
+  auto *D = PS.Ctx.makeDecl<StructDecl>(S->Loc, Soa + " " + S->Name);
+  D->IsComplete = true;
+  D->SoaOf = S;
+  D->SoaWidth = static_cast<unsigned>(N);
+  for (const FieldDecl &F : S->Fields) {
+    const Type *FT = F.Ty ? soaStorage(PS, F.Ty, N, Loc, F.Name) : nullptr;
+    if (!FT)
+      return nullptr;
+    D->Fields.push_back(FieldDecl{F.Loc, F.Name, FT});
+  }
+  PS.Ctx.SoaStructs.push_back(D);
+  return Types.getStruct(D, Variability::Uniform, T->isConst());
+}
+
+/// `soa<N> S`: the uniform block struct holding N elements of struct S member
+/// by member (guide, "Structure of Array Types").
+const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T) {
+  uint64_t N = Spec.SoaWidth;
+  if (Spec.Var != Variability::Unbound) {
+    PS.error(Spec.SoaLoc, std::string("'") + variabilityName(Spec.Var) + "' and 'soa<" +
+                              std::to_string(N) + ">' cannot both qualify a type");
+    Spec.Var = Variability::Unbound;
+  }
+  if (!T->isStruct()) {
+    PS.error(Spec.SoaLoc, "soa<" + std::to_string(N) +
+                              "> can only be applied to a struct type, not '" + T->toString() +
+                              "'");
+    return T;
+  }
+  const Type *Block = soaStorage(PS, T, N, Spec.SoaLoc, "");
+  return Block ? Block : T;
 }
 
 FunctionFlags functionFlags(const DeclSpec &Spec) {
@@ -1538,12 +1667,14 @@ const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator 
       T = Types.getReference(T);
       break;
     case DeclChunk::Array: {
+      // `T[0]` is unsized, like `T[]`, as in ISPC: it takes its size from an
+      // initializer, or ends a struct as a flexible array member.
       uint64_t Size = 0;
       if (C.Size) {
         std::optional<int64_t> V = PS.foldConstant(C.Size);
         if (!V)
           PS.error(C.SizeLoc, "array size must be an integer constant expression");
-        else if (*V <= 0)
+        else if (*V < 0)
           PS.error(C.SizeLoc, "array size must be positive");
         else
           Size = static_cast<uint64_t>(*V);

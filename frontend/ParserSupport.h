@@ -47,6 +47,8 @@ struct DeclSpec {
   bool ExternC = false, Export = false, Task = false, Inline = false, NoInline = false;
   bool Unmasked = false, Shared = false, Typedef = false;
   bool Signed = false, Unsigned = false;
+  uint64_t SoaWidth = 0; ///< `soa<N>`: N (0: none)
+  SourceLoc SoaLoc;
   /// The written base type: an atomic keyword's type, a typedef's type, a
   /// struct or enum. Null when only `signed`/`unsigned` (or nothing) was given.
   const Type *Base = nullptr;
@@ -83,6 +85,7 @@ struct SpecItem {
     Typedef,
     Signed,
     Unsigned,
+    Soa,
     Base
   } Kind = Base;
   SpecItem() = default;
@@ -93,6 +96,7 @@ struct SpecItem {
   const Type *T = nullptr;   ///< Base: the type
   std::string Spelling;      ///< Base: the keyword or name, for messages
   bool IsIntKeyword = false; ///< Base: `int`
+  uint64_t SoaWidth = 0;     ///< Soa: N of `soa<N>`
 };
 
 struct InitDeclarator {

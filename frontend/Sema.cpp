@@ -259,6 +259,8 @@ void Sema::declareFunction(FunctionDecl *F) {
       Error(P->Loc,
             What + " of export function '" + F->Name + "' must be uniform, not " + quoted(T));
     }
+    if (Flags.Export && containsSoa(T))
+      Error(P->Loc, "soa type " + What + " is illegal in an export function (as in ISPC)");
     ParamTypes.push_back(T);
   }
   const Type *Ret = bindDeclType(F->Ty->getReturnType(), Variability::Varying);
@@ -272,6 +274,8 @@ void Sema::declareFunction(FunctionDecl *F) {
   if (Ret->isArray()) {
     Error(F->Loc, "function '" + F->Name + "' cannot return an array");
   }
+  if (Flags.Export && containsSoa(Ret))
+    Error(F->Loc, "export function '" + F->Name + "' cannot return a soa type (as in ISPC)");
   if (ParamTypes.size() != F->Params.size())
     return; // a parameter without a type was reported by the parser
   F->Ty = Types.getFunction(Ret, ParamTypes, Flags);
@@ -447,12 +451,23 @@ void Sema::checkVarDecl(VarDecl *V) {
     Ok = false;
   }
   (void)InFunction;
-  // `T a[] = {...}` takes its size from the initializer.
-  if (T->isArray() && T->getArraySize() == 0 && V->Init)
-    if (auto *L = llvm::dyn_cast<InitListExpr>(V->Init); L && !L->Elements.empty())
-      T = Types.getArray(T->getElementType(), L->Elements.size());
+  // `T a[][2][] = {...}` takes its unsized dimensions from the initializer.
+  if (T->isArray() && V->Init) {
+    if (const Type *Sized = sizeUnsizedArray(T, V->Init))
+      T = Sized;
+    else
+      Ok = false;
+  }
   if (Ok && !checkObjectType(T, V->Loc, What, /*AllowUnsized=*/false))
     Ok = false;
+  if (Ok && soaBlock(T)) {
+    Diags.error(V->Loc, "a single " + quoted(T) + " variable is not supported yet: declare an "
+                        "array of them (`soa<N> S a[count]`) and index it");
+    Ok = false;
+  } else if (Ok && V->Init && T->isArray() && soaBlock(T->getElementType())) {
+    Diags.error(V->Init->Loc, "initializing an array of soa data is not supported yet");
+    Ok = false;
+  }
   if (Ok && T->isReference() && !V->Init && !V->IsParam) {
     Diags.error(V->Loc, "reference '" + V->Name + "' must be initialized");
     Ok = false;
@@ -668,7 +683,10 @@ void Sema::checkFunctionBody(FunctionDecl *F) {
       declareName(P);
     declareVarSeq(P);
   }
+  Labels.clear();
+  RejectedGotos.clear();
   checkCompound(F->Body, /*NewScope=*/false);
+  resolveGotos(F->Body);
   popScope();
   CurFunction = nullptr;
   Regions.clear();
@@ -693,13 +711,22 @@ void Sema::checkStructDecl(StructDecl *S) {
     const Type *E = F.Ty;
     while (E->isArray())
       E = E->getElementType();
-    if (E->isStruct() && (E->getStructDecl() == S || E->getStructDecl()->Name == S->Name)) {
+    if (E->isStruct() && (E->getStructDecl() == S ||
+                          (!S->Name.empty() && E->getStructDecl()->Name == S->Name))) {
       Diags.error(F.Loc, "member '" + F.Name + "' has incomplete type " + quoted(E) +
                              " (a struct cannot contain itself)");
       F.Ty = nullptr;
       continue;
     }
-    if (!checkObjectType(F.Ty, F.Loc, "member '" + F.Name + "'", /*AllowUnsized=*/false))
+    // Only the last member may be an unsized array (C's flexible array member).
+    bool Last = &F == &S->Fields.back();
+    if (!Last && F.Ty->isArray() && F.Ty->getArraySize() == 0) {
+      Diags.error(F.Loc, "unsized arrays aren't allowed except for the last member in a struct "
+                         "definition");
+      F.Ty = nullptr;
+      continue;
+    }
+    if (!checkObjectType(F.Ty, F.Loc, "member '" + F.Name + "'", /*AllowUnsized=*/Last))
       F.Ty = nullptr;
   }
 }

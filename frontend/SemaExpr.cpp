@@ -18,6 +18,11 @@ bool Sema::toRValue(Expr *&E) {
   if (!E || !E->Ty)
     return false;
   const Type *T = E->Ty;
+  if (T->isArray() && isInSoa(E)) {
+    Diags.error(E->Loc, "using an array inside soa data as a pointer is not supported yet; "
+                        "index it");
+    return false;
+  }
   if (T->isArray()) {
     // An array decays to a pointer to its first element; the pointer is
     // varying when the array itself sits at a per-lane address.
@@ -128,6 +133,10 @@ Sema::LValueInfo Sema::lvalueInfo(const Expr *E) {
     } else if (B && B->isPointer()) {
       Info = {B->getPointee(), B->isVarying() || VaryingIndex};
     }
+    // An element of soa data is stored member by member: its "storage" is
+    // the struct it reads as.
+    if (isSoaElement(I))
+      Info.Storage = uniformOf(E->Ty);
   } else if (auto *M = llvm::dyn_cast<MemberExpr>(E)) {
     const Type *B = M->Base->Ty;
     const Type *StructTy = nullptr;
@@ -283,6 +292,8 @@ bool Sema::checkExpr(Expr *E) {
   case Expr::InitListExprKind:
     Diags.error(E->Loc, "a brace-enclosed list is only allowed as an initializer");
     return false;
+  case Expr::NewExprKind:
+    return checkNew(llvm::cast<NewExpr>(E));
   }
   return false;
 }
@@ -354,6 +365,10 @@ bool Sema::checkUnary(UnaryExpr *E) {
       Diags.error(E->Loc, "arithmetic on a pointer to " + quoted(T->getPointee()));
       return false;
     }
+    if (T->isPointer() && soaBlock(T->getPointee())) {
+      soaPointerUnsupported(T, E->Loc, Inc ? "incrementing" : "decrementing");
+      return false;
+    }
     if (!checkModifiable(Op, Inc ? "increment" : "decrement"))
       return false;
     E->Ty = unqualified(T);
@@ -404,6 +419,10 @@ bool Sema::checkUnary(UnaryExpr *E) {
       E->Ty = Pointee; // a function designator; calls use it directly
       return true;
     }
+    if (soaBlock(Pointee)) {
+      soaPointerUnsupported(P, E->Loc, "dereferencing");
+      return false;
+    }
     // Through a varying pointer each lane reads its own location: a gather.
     E->Ty = P->isVarying() ? varyingOf(Pointee) : Pointee;
     E->IsLValue = true;
@@ -419,6 +438,12 @@ bool Sema::checkUnary(UnaryExpr *E) {
     VarDecl *Root = rootVariable(Op);
     if (Root && Root->Builtin != BuiltinVar::None) {
       Diags.error(E->Loc, "cannot take the address of built-in '" + Root->Name + "'");
+      return false;
+    }
+    if (isInSoa(Op) && (Op->Ty->isStruct() || Op->Ty->isArray())) {
+      Diags.error(E->Loc, "taking the address of " + quoted(Op->Ty) +
+                              " inside soa data is not supported yet; take the address of one "
+                              "of its atomic members");
       return false;
     }
     if (!Op->IsLValue) {
@@ -454,6 +479,10 @@ const Type *Sema::checkArithmetic(BinaryOp Op, Expr *&L, Expr *&R, SourceLoc Loc
   bool LA = LT->isArithmetic(), RA = RT->isArithmetic();
   auto PointerArith = [&](Expr *&P, Expr *&I) -> const Type * {
     const Type *Pointee = P->Ty->getPointee();
+    if (soaBlock(Pointee)) {
+      soaPointerUnsupported(P->Ty, Loc, "arithmetic on");
+      return nullptr;
+    }
     if (Pointee->isVoid() || Pointee->isFunction() ||
         (Pointee->isStruct() && !completeStruct(Pointee->getStructDecl()))) {
       Diags.error(Loc, "arithmetic on a pointer to " + quoted(Pointee));
@@ -705,6 +734,8 @@ bool Sema::checkIndex(IndexExpr *E) {
   if (B->isArray()) {
     const Type *Elem = B->getElementType();
     E->Ty = VaryingIndex ? varyingOf(Elem) : Elem;
+    if (soaBlock(Elem))
+      E->Ty = soaElementType(Elem, VaryingIndex || lvalueInfo(E->Base).VaryingAddress);
     E->IsLValue = E->Base->IsLValue;
     return true;
   }
@@ -717,6 +748,8 @@ bool Sema::checkIndex(IndexExpr *E) {
       return false;
     }
     E->Ty = B->isVarying() || VaryingIndex ? varyingOf(Pointee) : Pointee;
+    if (soaBlock(Pointee))
+      E->Ty = soaElementType(Pointee, B->isVarying() || VaryingIndex);
     E->IsLValue = true;
     return true;
   }
@@ -742,6 +775,10 @@ bool Sema::checkMember(MemberExpr *E) {
       return false;
     }
     StructTy = P->getPointee();
+    if (soaBlock(StructTy)) {
+      soaPointerUnsupported(P, E->Loc, "'->' on");
+      return false;
+    }
     ThroughVaryingPointer = P->isVarying();
     E->IsLValue = true;
   } else {

@@ -63,6 +63,11 @@ public:
   /// array of unknown size, non-positive size); `What` names the object.
   bool checkObjectType(const Type *T, SourceLoc Loc, const std::string &What, bool AllowUnsized);
   void checkInitializer(VarDecl *V);
+  /// `T a[][2][]`: the array type with its unsized dimensions taken from the
+  /// brace initializer `Init` (SemaUnsizedArray.cpp); `T` unchanged when
+  /// there is nothing to size (later checks report a missing size), null
+  /// after reporting inconsistent list lengths.
+  const Type *sizeUnsizedArray(const Type *T, Expr *Init);
   void checkInitializerValue(VarDecl *V);
   /// Whether a checked initializer can be computed at compile time.
   bool isConstantInitializer(const Expr *E);
@@ -199,6 +204,41 @@ public:
   void checkForeachActive(ForeachActiveStmt *S);
   void checkForeachUnique(ForeachUniqueStmt *S);
   void checkPrint(PrintStmt *S);
+
+  //===--- SemaNew.cpp: new and delete ------------------------------------===//
+  bool checkNew(NewExpr *E);
+  void checkDelete(DeleteStmt *S);
+
+  //===--- SemaSoa.cpp: soa<N> structs -------------------------------------===//
+  /// The `soa<N>` block struct `T` is, or null.
+  static StructDecl *soaBlock(const Type *T) {
+    return T && T->isStruct() && T->getStructDecl()->SoaOf ? T->getStructDecl() : nullptr;
+  }
+  /// `a[i]` where `a` is an array of / pointer to soa<N> blocks: element i of
+  /// the soa data (not an object with an address of its own).
+  static bool isSoaElement(const Expr *E);
+  /// A soa element or a member or array element inside one (`a[i].y[2]`).
+  static bool isInSoa(const Expr *E);
+  /// The type of element access `a[i]` into soa blocks: the original struct,
+  /// varying when the index or the pointer is.
+  const Type *soaElementType(const Type *Block, bool Varying);
+  /// Does `T` hold soa data (through pointers and arrays)? Such types stay
+  /// out of export signatures, as in ISPC.
+  static bool containsSoa(const Type *T);
+  /// Reports a use of a pointer to soa blocks that spmdc does not lower yet
+  /// (dereference, `->`, arithmetic); `What` names it.
+  void soaPointerUnsupported(const Type *Ptr, SourceLoc Loc, const char *What);
+
+  //===--- SemaGoto.cpp: labels and goto ----------------------------------===//
+  void checkLabel(LabelStmt *S);
+  void checkGoto(GotoStmt *S);
+  /// After a body is checked: binds each goto to its label and checks that
+  /// the jump neither enters nor leaves a construct that owns a mask.
+  void resolveGotos(CompoundStmt *Body);
+  /// The current function's labels by name.
+  std::unordered_map<std::string, LabelStmt *> Labels;
+  /// Gotos already reported as under varying control flow.
+  std::unordered_set<const GotoStmt *> RejectedGotos;
 
   //===--- control-flow state ---------------------------------------------===//
   /// A region of the function in which the execution mask differs from the

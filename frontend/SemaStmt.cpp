@@ -157,6 +157,15 @@ void Sema::checkStmt(Stmt *S) {
   case Stmt::PrintStmtKind:
     checkPrint(llvm::cast<PrintStmt>(S));
     return;
+  case Stmt::DeleteStmtKind:
+    checkDelete(llvm::cast<DeleteStmt>(S));
+    return;
+  case Stmt::LabelStmtKind:
+    checkLabel(llvm::cast<LabelStmt>(S));
+    return;
+  case Stmt::GotoStmtKind:
+    checkGoto(llvm::cast<GotoStmt>(S));
+    return;
   }
 }
 

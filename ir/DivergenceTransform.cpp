@@ -25,6 +25,8 @@ bool needsMask(const Op &O) {
   case OpCode::Print:
   case OpCode::Assert:
   case OpCode::Launch:
+  case OpCode::New:
+  case OpCode::Delete:
     return true;
   case OpCode::Load:
     // A gather through per-lane pointers must not touch inactive lanes' addresses.

@@ -75,6 +75,14 @@ const char *opName(OpCode C) {
     return "assert";
   case OpCode::PartialBarrier:
     return "barrier.partial";
+  case OpCode::New:
+    return "new";
+  case OpCode::Delete:
+    return "delete";
+  case OpCode::Label:
+    return "label";
+  case OpCode::Goto:
+    return "goto";
   case OpCode::MaskAllOn:
     return "mask.all_on";
   case OpCode::Any:

@@ -83,6 +83,17 @@ enum class OpCode {
   // Effects.
   Print,  ///< Text = format; operands the values
   Assert, ///< operand 0; Text = message
+  /// Dynamic memory: `new` allocates operand 0 bytes (a uniform or varying
+  /// int64), Imm-aligned, once for a uniform result pointer or once per active
+  /// lane for a varying one (inactive lanes get null); `delete` frees operand 0,
+  /// per active lane when it is varying.
+  New,
+  Delete,
+  /// Unstructured jumps (only under uniform control flow, see sema): `label`
+  /// marks the position Imm (a number unique in the function), `goto` jumps
+  /// to the label with the same Imm.
+  Label,
+  Goto,
   /// A barrier over part of a block (horizontal fusion): named barrier Imm
   /// (0-15) waited on by BarrierThreads threads; on the CPU a memory fence.
   PartialBarrier,

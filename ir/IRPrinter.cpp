@@ -145,6 +145,13 @@ private:
     case OpCode::PartialBarrier:
       OS << " id " << O.Imm << " threads " << O.BarrierThreads;
       break;
+    case OpCode::New:
+      OS << " align " << O.Imm;
+      break;
+    case OpCode::Label:
+    case OpCode::Goto:
+      OS << " L" << O.Imm;
+      break;
     default:
       break;
     }

@@ -81,6 +81,25 @@ private:
   Value *assign(AssignExpr *E);
   Value *conditional(ConditionalExpr *E);
   Value *call(CallExpr *E);
+  Value *newExpr(NewExpr *E);
+  // soa<N> data (see frontend/SemaSoa.cpp): `a[i]` into soa blocks is block
+  // `i / N`; members and array elements inside it select soa storage down to
+  // an atomic member's `uniform T[N]`, whose element `i % N` is the value.
+  struct SoaPlace {
+    Value *Storage; ///< the soa storage's address (varying for a varying index)
+    Value *Lane;    ///< i % N
+    const Type *Ty; ///< what the place reads as (sema's type)
+  };
+  static bool isSoaElement(const Expr *E);
+  static bool isInSoa(const Expr *E);
+  SoaPlace soaPlace(Expr *E);
+  SoaPlace soaField(const SoaPlace &P, int Field, const Type *FieldTy);
+  SoaPlace soaIndex(const SoaPlace &P, Value *Index, const Type *EltTy);
+  Value *soaLeafAddress(const SoaPlace &P);
+  Value *soaLoad(const SoaPlace &P);
+  void soaStore(const SoaPlace &P, Value *V);
+  Value *decay(Value *ArrayAddr);
+  int64_t labelId(const LabelStmt *L) { return LabelIds.emplace(L, LabelIds.size()).first->second; }
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
   Value *unsupported(SourceLoc Loc, const std::string &What);
   /// Reports an unsupported l-value and returns a stand-in address of the
@@ -101,6 +120,8 @@ private:
   llvm::DenseMap<VarDecl *, Value *> Locals;
   /// Innermost last: null for a loop, the `continued` flag slot for a switch.
   std::vector<Value *> Breakables;
+  /// The `label`/`goto` number of each label of the function.
+  std::map<const LabelStmt *, int64_t> LabelIds;
 };
 
 class ModuleLowering {
@@ -513,6 +534,19 @@ void FunctionLowering::stmt(Stmt *S) {
   case Stmt::DefaultStmtKind:
     unsupported(S->Loc, "a 'case' label nested inside another statement of its switch");
     return;
+  case Stmt::DeleteStmtKind:
+    B.create(OpCode::Delete, nullptr, {rvalue(cast<DeleteStmt>(S)->Pointer)});
+    return;
+  case Stmt::LabelStmtKind: {
+    auto *L = cast<LabelStmt>(S);
+    B.create(OpCode::Label, nullptr)->Imm = labelId(L);
+    if (L->Sub)
+      stmt(L->Sub);
+    return;
+  }
+  case Stmt::GotoStmtKind:
+    B.create(OpCode::Goto, nullptr)->Imm = labelId(cast<GotoStmt>(S)->Target);
+    return;
   }
 }
 
@@ -647,15 +681,19 @@ void FunctionLowering::localVar(VarDecl *V) {
 void FunctionLowering::initialize(Value *Addr, const Type *Ty, Expr *Init) {
   auto *L = dyn_cast<InitListExpr>(Init);
   if (!L) {
-    B.store(Addr, convert(rvalue(Init), Ty));
+    // Through a varying address (a varying `new`) each lane stores its own value.
+    B.store(Addr, convert(rvalue(Init), loadedType(B.types(), Addr->Ty)));
     return;
   }
+  // A scalar written `{ value }` (sema checked it has one element).
+  if (!Ty->isArray() && !Ty->isStruct() && L->Elements.size() == 1)
+    return initialize(Addr, Ty, L->Elements[0]);
   const Type *I64 = B.types().getAtomic(Type::Int64, Variability::Uniform);
+  Variability AddrVar = Addr->Ty->getVariability();
   for (size_t I = 0; I < L->Elements.size(); ++I) {
     if (Ty->isArray()) {
       const Type *Elt = Ty->getElementType();
-      Op *Decay =
-          B.create(OpCode::Convert, B.types().getPointer(Elt, Variability::Uniform), {Addr});
+      Op *Decay = B.create(OpCode::Convert, B.types().getPointer(Elt, AddrVar), {Addr});
       Decay->Cast = CastKind::ArrayToPointer;
       Value *First = Decay->result();
       Value *EltAddr =
@@ -664,8 +702,7 @@ void FunctionLowering::initialize(Value *Addr, const Type *Ty, Expr *Init) {
     } else if (Ty->isStruct() && I < Ty->getStructDecl()->Fields.size()) {
       const Type *FieldTy =
           B.types().memberType(Ty->getStructDecl()->Fields[I].Ty, Ty->getVariability());
-      Op *FA =
-          B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Addr});
+      Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, AddrVar), {Addr});
       FA->FieldIndex = static_cast<int>(I);
       initialize(FA->result(), FieldTy, L->Elements[I]);
     } else {
@@ -742,6 +779,10 @@ Value *FunctionLowering::address(Expr *E) {
   }
   case Expr::IndexExprKind: {
     auto *I = cast<IndexExpr>(E);
+    if (isInSoa(I))
+      return E->Ty->isAtomic() || E->Ty->isEnum()
+                 ? soaLeafAddress(soaPlace(I))
+                 : unsupportedAddress(E, "the address of a struct or array inside soa data");
     Value *Base = decayedBase(I->Base);
     Value *Index = rvalue(I->Index);
     if (!Base->Ty->isPointer())
@@ -757,6 +798,10 @@ Value *FunctionLowering::address(Expr *E) {
   }
   case Expr::MemberExprKind: {
     auto *M = cast<MemberExpr>(E);
+    if (isInSoa(M))
+      return E->Ty->isAtomic() || E->Ty->isEnum()
+                 ? soaLeafAddress(soaPlace(M))
+                 : unsupportedAddress(E, "the address of a struct or array inside soa data");
     Value *Base = M->IsArrow ? rvalue(M->Base) : address(M->Base);
     if (!Base->Ty->isPointer() || !Base->Ty->getPointee()->isStruct() || M->FieldIndex < 0)
       return unsupportedAddress(E, "this member access");
@@ -814,6 +859,8 @@ Value *FunctionLowering::rvalue(Expr *E) {
   case Expr::ImplicitCastExprKind: {
     auto *IC = cast<ImplicitCastExpr>(E);
     if (IC->CK == CastKind::LValueToRValue) {
+      if (isInSoa(IC->Operand))
+        return convert(soaLoad(soaPlace(IC->Operand)), E->Ty);
       if (auto *DR = dyn_cast<DeclRefExpr>(IC->Operand))
         if (auto *V = dyn_cast_or_null<VarDecl>(DR->D); V && V->Builtin != BuiltinVar::None)
           return convert(rvalue(DR), E->Ty);
@@ -852,11 +899,33 @@ Value *FunctionLowering::rvalue(Expr *E) {
       return arith(BinaryOp::Mul, O->result(), B.constInt(ML.Target.GangWidth, E->Ty), E->Ty);
     return O->result();
   }
+  case Expr::NewExprKind:
+    return newExpr(cast<NewExpr>(E));
   case Expr::StringLiteralKind:
   case Expr::InitListExprKind:
     break;
   }
   return unsupported(E->Loc, "this expression");
+}
+
+/// `new`: the byte count (element size times the count, per lane when the
+/// count is varying), the allocation, then the initializer stored through
+/// the new pointer. x86 aligns to the gang's vector width as ISPC does (4 bytes
+/// per lane); the GPU's device malloc gives 16 bytes.
+Value *FunctionLowering::newExpr(NewExpr *E) {
+  const Type *I64 = B.types().getAtomic(Type::Int64, Variability::Uniform);
+  Op *Size = B.create(OpCode::SizeOf, I64);
+  Size->VarType = E->AllocType;
+  Value *Bytes = Size->result();
+  if (E->Count) {
+    Value *N = rvalue(E->Count);
+    Bytes = arith(BinaryOp::Mul, N, Bytes, N->Ty);
+  }
+  Op *O = B.create(OpCode::New, E->Ty, {Bytes});
+  O->Imm = ML.Target.isGPU() ? 16 : 4 * int64_t(ML.Target.GangWidth);
+  if (E->Init)
+    initialize(O->result(), E->AllocType, E->Init);
+  return O->result();
 }
 
 Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy) {
@@ -1004,6 +1073,11 @@ Value *FunctionLowering::conditional(ConditionalExpr *E) {
 }
 
 Value *FunctionLowering::assign(AssignExpr *E) {
+  if (isInSoa(E->LHS) && E->LHS->Ty->isStruct()) {
+    Value *R = convert(rvalue(E->RHS), B.types().withConst(E->LHS->Ty, false));
+    soaStore(soaPlace(E->LHS), R);
+    return R;
+  }
   Value *Addr = address(E->LHS);
   const Type *LTy = loadedType(B.types(), Addr->Ty);
   Value *R = rvalue(E->RHS);
@@ -1021,6 +1095,137 @@ Value *FunctionLowering::assign(AssignExpr *E) {
   }
   B.store(Addr, New);
   return New;
+}
+
+bool FunctionLowering::isSoaElement(const Expr *E) {
+  auto *I = dyn_cast<IndexExpr>(E);
+  if (!I || !I->Base->Ty)
+    return false;
+  const Type *B = I->Base->Ty;
+  const Type *Elt = B->isArray() ? B->getElementType() : B->isPointer() ? B->getPointee() : nullptr;
+  return Elt && Elt->isStruct() && Elt->getStructDecl()->SoaOf;
+}
+
+bool FunctionLowering::isInSoa(const Expr *E) {
+  if (isSoaElement(E))
+    return true;
+  if (auto *M = dyn_cast<MemberExpr>(E))
+    return !M->IsArrow && isInSoa(M->Base);
+  if (auto *I = dyn_cast<IndexExpr>(E))
+    return I->Base->Ty && I->Base->Ty->isArray() && isInSoa(I->Base);
+  return false;
+}
+
+Value *FunctionLowering::decay(Value *ArrayAddr) {
+  const Type *Arr = ArrayAddr->Ty->getPointee();
+  Op *O = B.create(OpCode::Convert,
+                   B.types().getPointer(Arr->getElementType(), ArrayAddr->Ty->getVariability()),
+                   {ArrayAddr});
+  O->Cast = CastKind::ArrayToPointer;
+  return O->result();
+}
+
+FunctionLowering::SoaPlace FunctionLowering::soaPlace(Expr *E) {
+  if (auto *M = dyn_cast<MemberExpr>(E))
+    return soaField(soaPlace(M->Base), M->FieldIndex, E->Ty);
+  auto *I = cast<IndexExpr>(E);
+  if (!isSoaElement(I)) {
+    SoaPlace Array = soaPlace(I->Base);
+    return soaIndex(Array, rvalue(I->Index), E->Ty);
+  }
+  Value *Base = decayedBase(I->Base);
+  Value *Index = rvalue(I->Index);
+  const Type *BlockTy = Base->Ty->getPointee();
+  Value *Width = B.constInt(BlockTy->getStructDecl()->SoaWidth, uniformOf(Index->Ty));
+  Value *BlockIndex = arith(BinaryOp::Div, Index, Width, Index->Ty);
+  Value *Lane = arith(BinaryOp::Rem, Index, Width, Index->Ty);
+  bool Varying = Base->Ty->isVarying() || Index->Ty->isVarying();
+  const Type *PtrTy =
+      B.types().getPointer(BlockTy, Varying ? Variability::Varying : Variability::Uniform);
+  return {B.create(OpCode::ElementAddr, PtrTy, {Base, BlockIndex})->result(), Lane, E->Ty};
+}
+
+/// A member of a soa struct: its storage is the block's field.
+FunctionLowering::SoaPlace FunctionLowering::soaField(const SoaPlace &P, int Field,
+                                                      const Type *FieldTy) {
+  const Type *Block = P.Storage->Ty->getPointee();
+  const Type *Storage = Block->getStructDecl()->Fields[Field].Ty;
+  Op *FA = B.create(OpCode::FieldAddr,
+                    B.types().getPointer(Storage, P.Storage->Ty->getVariability()), {P.Storage});
+  FA->FieldIndex = Field;
+  return {FA->result(), P.Lane, FieldTy};
+}
+
+/// An element of an array inside soa data: the array of soa storages, indexed.
+FunctionLowering::SoaPlace FunctionLowering::soaIndex(const SoaPlace &P, Value *Index,
+                                                      const Type *EltTy) {
+  Value *First = decay(P.Storage);
+  bool Varying = First->Ty->isVarying() || Index->Ty->isVarying();
+  const Type *PtrTy = B.types().getPointer(First->Ty->getPointee(),
+                                           Varying ? Variability::Varying : Variability::Uniform);
+  return {B.create(OpCode::ElementAddr, PtrTy, {First, Index})->result(), P.Lane, EltTy};
+}
+
+/// An atomic value's address: lane `i % N` of its `uniform T[N]`.
+Value *FunctionLowering::soaLeafAddress(const SoaPlace &P) {
+  Value *First = decay(P.Storage);
+  return B.create(OpCode::ElementAddr, First->Ty, {First, P.Lane})->result();
+}
+
+/// Reads a place whole: atomic values directly, structs and arrays member by
+/// member into a temporary.
+Value *FunctionLowering::soaLoad(const SoaPlace &P) {
+  const Type *T = B.types().withConst(P.Ty, false);
+  if (!T->isStruct() && !T->isArray())
+    return convert(B.load(soaLeafAddress(P)), T);
+  Value *Tmp = B.var(T);
+  size_t Count = T->isArray() ? T->getArraySize() : T->getStructDecl()->Fields.size();
+  for (size_t K = 0; K < Count; ++K) {
+    SoaPlace Sub;
+    Value *Dst;
+    if (T->isArray()) {
+      Value *Idx = B.constInt(static_cast<int64_t>(K), B.types().getAtomic(Type::Int64, Variability::Uniform));
+      Sub = soaIndex(P, Idx, T->getElementType());
+      Value *First = decay(Tmp);
+      Dst = B.create(OpCode::ElementAddr, First->Ty, {First, Idx})->result();
+    } else {
+      const Type *FieldTy =
+          B.types().memberType(T->getStructDecl()->Fields[K].Ty, T->getVariability());
+      Sub = soaField(P, static_cast<int>(K), FieldTy);
+      Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Tmp});
+      FA->FieldIndex = static_cast<int>(K);
+      Dst = FA->result();
+    }
+    B.store(Dst, convert(soaLoad(Sub), loadedType(B.types(), Dst->Ty)));
+  }
+  return B.load(Tmp);
+}
+
+/// Writes a place whole from `V`: the inverse of soaLoad.
+void FunctionLowering::soaStore(const SoaPlace &P, Value *V) {
+  const Type *T = V->Ty;
+  if (!T->isStruct() && !T->isArray()) {
+    Value *Dst = soaLeafAddress(P);
+    B.store(Dst, convert(V, loadedType(B.types(), Dst->Ty)));
+    return;
+  }
+  Value *Tmp = B.var(T);
+  B.store(Tmp, V);
+  size_t Count = T->isArray() ? T->getArraySize() : T->getStructDecl()->Fields.size();
+  for (size_t K = 0; K < Count; ++K) {
+    if (T->isArray()) {
+      Value *Idx = B.constInt(static_cast<int64_t>(K), B.types().getAtomic(Type::Int64, Variability::Uniform));
+      Value *First = decay(Tmp);
+      Value *Src = B.create(OpCode::ElementAddr, First->Ty, {First, Idx})->result();
+      soaStore(soaIndex(P, Idx, T->getElementType()), B.load(Src));
+    } else {
+      const Type *FieldTy =
+          B.types().memberType(T->getStructDecl()->Fields[K].Ty, T->getVariability());
+      Op *FA = B.create(OpCode::FieldAddr, B.types().getPointer(FieldTy, Variability::Uniform), {Tmp});
+      FA->FieldIndex = static_cast<int>(K);
+      soaStore(soaField(P, static_cast<int>(K), FieldTy), B.load(FA->result()));
+    }
+  }
 }
 
 Value *FunctionLowering::call(CallExpr *E) {
