@@ -11,6 +11,7 @@
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Module.h"
 
 #include <functional>
@@ -153,6 +154,8 @@ public:
       return B.CreateIntrinsic(B.getInt64Ty(), llvm::Intrinsic::readcyclecounter, {});
     if (N == "num_cores" && K == 0)
       return numCores();
+    if (N == "spmd_rdrand64" && K == 1)
+      return rdrand();
     if (N == "barrier" && K == 0) {
       if (GPU)
         B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {}, {B.getInt32(0)});
@@ -238,6 +241,22 @@ private:
                                     llvm::AtomicOrdering::SequentiallyConsistent);
     llvm::Value *Old = B.CreateExtractValue(X, 0);
     return T->isFloatingPointTy() ? B.CreateBitCast(Old, T) : Old;
+  }
+
+  /// One x86 RDRAND of 64 bits stored through A[0]; true if the processor had entropy.
+  /// The function holding it gets the rdrnd feature (the prelude calls it only on
+  /// targets whose processors have the instruction).
+  llvm::Value *rdrand() {
+    if (GPU)
+      return B.getFalse();
+    llvm::Function *F = B.GetInsertBlock()->getParent();
+    std::string Features = F->getFnAttribute("target-features").getValueAsString().str();
+    if (Features.find("+rdrnd") == std::string::npos)
+      F->addFnAttr("target-features", Features.empty() ? "+rdrnd" : Features + ",+rdrnd");
+    llvm::Value *R = B.CreateIntrinsic(llvm::Intrinsic::x86_rdrand_64, llvm::ArrayRef<llvm::Type *>{},
+                                       llvm::ArrayRef<llvm::Value *>{});
+    B.CreateStore(B.CreateExtractValue(R, 0), A[0]);
+    return B.CreateICmpNE(B.CreateExtractValue(R, 1), B.getInt32(0));
   }
 
   llvm::Value *numCores() {
