@@ -156,6 +156,8 @@ public:
       return numCores();
     if (N == "spmd_rdrand64" && K == 1)
       return rdrand();
+    if (N.rfind("spmd_system_", 0) == 0 && !GPU)
+      return systemMath(N.substr(12));
     if (N == "barrier" && K == 0) {
       if (GPU)
         B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {}, {B.getInt32(0)});
@@ -257,6 +259,24 @@ private:
                                        llvm::ArrayRef<llvm::Value *>{});
     B.CreateStore(B.CreateExtractValue(R, 0), A[0]);
     return B.CreateICmpNE(B.CreateExtractValue(R, 1), B.getInt32(0));
+  }
+
+  /// --math-lib=system: the C library's NAME (double) or NAMEf (float), once for uniform
+  /// arguments, once per active lane (in lane order) for varying ones.
+  llvm::Value *systemMath(const std::string &Name) {
+    llvm::Type *Scalar = C.ResultLLVM->getScalarType();
+    std::vector<llvm::Type *> Params(A.size(), Scalar);
+    llvm::FunctionCallee Fn = B.GetInsertBlock()->getModule()->getOrInsertFunction(
+        Name + (Scalar->isFloatTy() ? "f" : ""), llvm::FunctionType::get(Scalar, Params, false));
+    auto One = [&](const LaneOps::LaneValue &Lane) -> llvm::Value * {
+      std::vector<llvm::Value *> Args;
+      for (llvm::Value *V : A)
+        Args.push_back(V->getType()->isVectorTy() ? Lane(V) : V);
+      return B.CreateCall(Fn, Args);
+    };
+    if (!C.ResultLLVM->isVectorTy())
+      return One([](llvm::Value *V) { return V; });
+    return L.perLane(M, Scalar, One);
   }
 
   llvm::Value *numCores() {
