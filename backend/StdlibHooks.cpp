@@ -11,6 +11,8 @@
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/IR/Module.h"
 
 #include <functional>
 #include <map>
@@ -38,8 +40,12 @@ public:
     if (K == 1)
       if (auto ID = unaryMath(N))
         return B.CreateUnaryIntrinsic(*ID, A[0]);
-    if ((N == "rsqrt" || N == "rcp") && K == 1) {
-      llvm::Value *X = N == "rsqrt" ? B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, A[0]) : A[0];
+    // The _fast forms may be less precise (ISPC: no Newton-Raphson step); spmdc gives
+    // the correctly rounded quotient for both.
+    if ((N == "rsqrt" || N == "rcp" || N == "rsqrt_fast" || N == "rcp_fast") && K == 1) {
+      llvm::Value *X = N.rfind("rsqrt", 0) == 0
+                           ? B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, A[0])
+                           : A[0];
       return B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), X);
     }
     if (N == "abs" && K == 1)
@@ -49,11 +55,16 @@ public:
       return minMax(N == "min", A[0], A[1]);
     if (N == "clamp" && K == 3)
       return minMax(true, minMax(false, A[0], A[1]), A[2]);
+    if (auto ID = saturating(N); ID && K == 2)
+      return N == "saturating_mul" ? B.CreateIntrinsic(*ID, {A[0]->getType()},
+                                                       {A[0], A[1], B.getInt32(0)})
+                                   : B.CreateBinaryIntrinsic(*ID, A[0], A[1]);
     if ((N == "count_leading_zeros" || N == "count_trailing_zeros") && K == 1)
       return B.CreateBinaryIntrinsic(N == "count_leading_zeros" ? llvm::Intrinsic::ctlz
                                                                 : llvm::Intrinsic::cttz,
                                      A[0], B.getFalse());
-    if ((N == "intbits" || N == "floatbits" || N == "doublebits") && K == 1)
+    if ((N == "intbits" || N == "floatbits" || N == "doublebits" || N == "float16bits") &&
+        K == 1)
       return B.CreateBitCast(A[0], C.ResultLLVM);
 
     // Votes over the active lanes.
@@ -85,6 +96,8 @@ public:
     }
     if (N == "reduce_equal" && (K == 1 || K == 2))
       return reduceEqual();
+    if (N.rfind("exclusive_scan_", 0) == 0 && K == 1)
+      return exclusiveScan(N.substr(15));
     if (N == "extract" && K == 2)
       return L.extract(A[0], i32(A[1]));
     if (N == "insert" && K == 3)
@@ -99,31 +112,52 @@ public:
     }
 
     // Memory over lanes.
-    if (N == "packed_store_active" && K == 2)
+    // packed_store_active2 may write one element past the count (ISPC); spmdc's
+    // scatter writes exactly the count, which that contract allows.
+    if ((N == "packed_store_active" || N == "packed_store_active2") && K == 2)
       return packedStore();
     if (N == "packed_load_active" && K == 2)
       return packedLoad();
-    if ((N == "aos_to_soa3" || N == "aos_to_soa4") && (K == 4 || K == 5))
+    if (N.rfind("aos_to_soa", 0) == 0 && K >= 3 && K <= 5)
       return aosToSoa(K - 1);
-    if ((N == "soa_to_aos3" || N == "soa_to_aos4") && (K == 4 || K == 5))
+    if (N.rfind("soa_to_aos", 0) == 0 && K >= 3 && K <= 5)
       return soaToAos(K - 1);
     if (auto Op = atomicOp(N); Op && K == 2)
       return atomic([&](const LaneOps::LaneValue &Lane) {
         return B.CreateAtomicRMW(*Op, Lane(A[0]), Lane(A[1]), llvm::MaybeAlign(),
                                  llvm::AtomicOrdering::SequentiallyConsistent);
       });
-    if (N == "atomic_compare_exchange_global" && K == 3)
-      return atomic([&](const LaneOps::LaneValue &Lane) {
-        auto *X = B.CreateAtomicCmpXchg(Lane(A[0]), Lane(A[1]), Lane(A[2]), llvm::MaybeAlign(),
-                                        llvm::AtomicOrdering::SequentiallyConsistent,
-                                        llvm::AtomicOrdering::SequentiallyConsistent);
-        return B.CreateExtractValue(X, 0);
-      });
-    if ((N == "memcpy" || N == "memcpy64" || N == "memmove" || N == "memset" || N == "memset64") &&
+    if ((N == "atomic_compare_exchange_global" || N == "atomic_compare_exchange_local") && K == 3)
+      return atomic([&](const LaneOps::LaneValue &Lane) { return compareExchange(Lane); });
+    if ((N == "memcpy" || N == "memcpy64" || N == "memmove" || N == "memmove64" ||
+         N == "memset" || N == "memset64") &&
         K == 3)
       return memoryBlock(N);
-    if (N.rfind("prefetch_", 0) == 0 && K == 1)
+    if ((N.rfind("prefetch_", 0) == 0 || N.rfind("prefetchw_", 0) == 0) && (K == 1 || K == 2))
       return prefetch(N);
+    if (N == "memory_barrier" && K == 0) {
+      B.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+      return Void;
+    }
+    if (N == "alloca" && K == 1) {
+      // In the entry block's frame of the function being emitted (the caller: hooks
+      // are emitted at the call site), so the memory lives until it returns.
+      auto *Slot = B.CreateAlloca(B.getInt8Ty(), A[0]);
+      Slot->setAlignment(llvm::Align(16));
+      return Slot;
+    }
+    if (N == "assume" && K == 1) {
+      B.CreateAssumption(B.CreateTrunc(A[0], B.getInt1Ty()));
+      return Void;
+    }
+    if (N == "clock" && K == 0)
+      return B.CreateIntrinsic(B.getInt64Ty(), llvm::Intrinsic::readcyclecounter, {});
+    if (N == "num_cores" && K == 0)
+      return numCores();
+    if (N == "spmd_rdrand64" && K == 1)
+      return rdrand();
+    if (N.rfind("spmd_system_", 0) == 0 && !GPU)
+      return systemMath(N.substr(12));
     if (N == "barrier" && K == 0) {
       if (GPU)
         B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {}, {B.getInt32(0)});
@@ -140,6 +174,7 @@ private:
   std::optional<ID> unaryMath(const std::string &N) {
     static const std::map<std::string, ID> Native = {
         {"sqrt", llvm::Intrinsic::sqrt},
+        {"trunc", llvm::Intrinsic::trunc},
         {"floor", llvm::Intrinsic::floor},
         {"ceil", llvm::Intrinsic::ceil},
         {"round", llvm::Intrinsic::roundeven},
@@ -154,6 +189,104 @@ private:
             : Signed ? (Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
                      : (Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
     return B.CreateBinaryIntrinsic(Id, X, Y);
+  }
+
+  std::optional<ID> saturating(const std::string &N) {
+    if (N == "saturating_add")
+      return Signed ? llvm::Intrinsic::sadd_sat : llvm::Intrinsic::uadd_sat;
+    if (N == "saturating_sub")
+      return Signed ? llvm::Intrinsic::ssub_sat : llvm::Intrinsic::usub_sat;
+    if (N == "saturating_mul") // a fixed-point product with no fraction bits
+      return Signed ? llvm::Intrinsic::smul_fix_sat : llvm::Intrinsic::umul_fix_sat;
+    return std::nullopt;
+  }
+
+  /// exclusive_scan_add/and/or over the active lanes: inactive lanes contribute the
+  /// identity; an inclusive scan in log2(width) shifted steps, then shifted by one.
+  llvm::Value *exclusiveScan(const std::string &Op) {
+    llvm::Value *V = A[0];
+    llvm::Type *Elt = V->getType()->getScalarType();
+    llvm::Value *Id = Op == "and" ? llvm::Constant::getAllOnesValue(Elt)
+                                  : llvm::Constant::getNullValue(Elt);
+    auto Combine = [&](llvm::Value *X, llvm::Value *Y) -> llvm::Value * {
+      if (Op == "and")
+        return B.CreateAnd(X, Y);
+      if (Op == "or")
+        return B.CreateOr(X, Y);
+      return Float ? B.CreateFAdd(X, Y) : B.CreateAdd(X, Y);
+    };
+    // Lane i of X shifted up by D lanes; the identity in lanes below D.
+    auto ShiftUp = [&](llvm::Value *X, unsigned D) {
+      llvm::Value *Lane = L.laneIndex();
+      llvm::Value *Valid = B.CreateICmpUGE(Lane, L.splat(B.getInt32(D)));
+      llvm::Value *Moved = L.permute({X}, B.CreateSub(Lane, L.splat(B.getInt32(D))), Valid);
+      return B.CreateSelect(Valid, Moved, L.splat(Id));
+    };
+    llvm::Value *X = B.CreateSelect(M, V, L.splat(Id));
+    for (unsigned D = 1; D < L.width(); D *= 2)
+      X = Combine(X, ShiftUp(X, D));
+    return ShiftUp(X, 1);
+  }
+
+  /// Lane's old value of a compare-and-exchange; floating-point values are compared
+  /// by their bits (LLVM's cmpxchg takes integers and pointers only).
+  llvm::Value *compareExchange(const LaneOps::LaneValue &Lane) {
+    llvm::Value *Cmp = Lane(A[1]), *New = Lane(A[2]);
+    llvm::Type *T = Cmp->getType();
+    if (T->isFloatingPointTy()) {
+      llvm::Type *I = B.getIntNTy(T->getPrimitiveSizeInBits());
+      Cmp = B.CreateBitCast(Cmp, I);
+      New = B.CreateBitCast(New, I);
+    }
+    auto *X = B.CreateAtomicCmpXchg(Lane(A[0]), Cmp, New, llvm::MaybeAlign(),
+                                    llvm::AtomicOrdering::SequentiallyConsistent,
+                                    llvm::AtomicOrdering::SequentiallyConsistent);
+    llvm::Value *Old = B.CreateExtractValue(X, 0);
+    return T->isFloatingPointTy() ? B.CreateBitCast(Old, T) : Old;
+  }
+
+  /// One x86 RDRAND of 64 bits stored through A[0]; true if the processor had entropy.
+  /// The function holding it gets the rdrnd feature (the prelude calls it only on
+  /// targets whose processors have the instruction).
+  llvm::Value *rdrand() {
+    if (GPU)
+      return B.getFalse();
+    llvm::Function *F = B.GetInsertBlock()->getParent();
+    std::string Features = F->getFnAttribute("target-features").getValueAsString().str();
+    if (Features.find("+rdrnd") == std::string::npos)
+      F->addFnAttr("target-features", Features.empty() ? "+rdrnd" : Features + ",+rdrnd");
+    llvm::Value *R = B.CreateIntrinsic(llvm::Intrinsic::x86_rdrand_64, llvm::ArrayRef<llvm::Type *>{},
+                                       llvm::ArrayRef<llvm::Value *>{});
+    B.CreateStore(B.CreateExtractValue(R, 0), A[0]);
+    return B.CreateICmpNE(B.CreateExtractValue(R, 1), B.getInt32(0));
+  }
+
+  /// --math-lib=system: the C library's NAME (double) or NAMEf (float), once for uniform
+  /// arguments, once per active lane (in lane order) for varying ones.
+  llvm::Value *systemMath(const std::string &Name) {
+    llvm::Type *Scalar = C.ResultLLVM->getScalarType();
+    std::vector<llvm::Type *> Params(A.size(), Scalar);
+    llvm::FunctionCallee Fn = B.GetInsertBlock()->getModule()->getOrInsertFunction(
+        Name + (Scalar->isFloatTy() ? "f" : ""), llvm::FunctionType::get(Scalar, Params, false));
+    auto One = [&](const LaneOps::LaneValue &Lane) -> llvm::Value * {
+      std::vector<llvm::Value *> Args;
+      for (llvm::Value *V : A)
+        Args.push_back(V->getType()->isVectorTy() ? Lane(V) : V);
+      return B.CreateCall(Fn, Args);
+    };
+    if (!C.ResultLLVM->isVectorTy())
+      return One([](llvm::Value *V) { return V; });
+    return L.perLane(M, Scalar, One);
+  }
+
+  llvm::Value *numCores() {
+    if (GPU) // the GPU's streaming multiprocessors
+      return B.CreateIntrinsic(B.getInt32Ty(), llvm::Intrinsic::nvvm_read_ptx_sreg_nsmid, {});
+    // sysconf(_SC_NPROCESSORS_ONLN); 84 is glibc's value (spmdc's x86 targets are Linux).
+    llvm::Module *Mod = B.GetInsertBlock()->getModule();
+    llvm::FunctionCallee Sysconf = Mod->getOrInsertFunction(
+        "sysconf", llvm::FunctionType::get(B.getInt64Ty(), {B.getInt32Ty()}, false));
+    return B.CreateTrunc(B.CreateCall(Sysconf, {B.getInt32(84)}), B.getInt32Ty());
   }
 
   /// A varying form of `V` (a uniform operand is broadcast).
@@ -253,8 +386,11 @@ private:
     return Void;
   }
 
-  std::optional<llvm::AtomicRMWInst::BinOp> atomicOp(const std::string &N) {
+  std::optional<llvm::AtomicRMWInst::BinOp> atomicOp(std::string N) {
     using Op = llvm::AtomicRMWInst;
+    // A local atomic (atomic within the gang) is the same hardware atomic as a global one.
+    if (N.size() > 6 && N.compare(N.size() - 6, 6, "_local") == 0)
+      N = N.substr(0, N.size() - 6) + "_global";
     bool FloatValue = C.ArgTypes.size() > 1 && C.ArgTypes[1]->isFloatingPoint();
     bool SignedValue = C.ArgTypes.size() > 1 && C.ArgTypes[1]->isSignedInteger();
     if (N == "atomic_add_global")
@@ -262,9 +398,9 @@ private:
     if (N == "atomic_subtract_global")
       return FloatValue ? Op::FSub : Op::Sub;
     if (N == "atomic_min_global")
-      return SignedValue ? Op::Min : Op::UMin;
+      return FloatValue ? Op::FMin : SignedValue ? Op::Min : Op::UMin;
     if (N == "atomic_max_global")
-      return SignedValue ? Op::Max : Op::UMax;
+      return FloatValue ? Op::FMax : SignedValue ? Op::Max : Op::UMax;
     if (N == "atomic_and_global")
       return Op::And;
     if (N == "atomic_or_global")
@@ -291,7 +427,7 @@ private:
     auto One = [&](const LaneOps::LaneValue &Lane) -> llvm::Value * {
       if (N.rfind("memset", 0) == 0)
         B.CreateMemSet(Lane(A[0]), Lane(A[1]), Lane(A[2]), llvm::MaybeAlign());
-      else if (N == "memmove")
+      else if (N.rfind("memmove", 0) == 0)
         B.CreateMemMove(Lane(A[0]), llvm::MaybeAlign(), Lane(A[1]), llvm::MaybeAlign(), Lane(A[2]));
       else
         B.CreateMemCpy(Lane(A[0]), llvm::MaybeAlign(), Lane(A[1]), llvm::MaybeAlign(), Lane(A[2]));
@@ -308,10 +444,12 @@ private:
     // A hint: NVPTX has no cache-level prefetch worth the instruction here.
     if (GPU)
       return Void;
-    int Locality = N == "prefetch_l1" ? 3 : N == "prefetch_l2" ? 2 : N == "prefetch_l3" ? 1 : 0;
+    bool Write = N.rfind("prefetchw_", 0) == 0;
+    std::string Level = N.substr(N.find('_') + 1);
+    int Locality = Level == "l1" ? 3 : Level == "l2" ? 2 : Level == "l3" ? 1 : 0;
     auto One = [&](const LaneOps::LaneValue &Lane) -> llvm::Value * {
       B.CreateIntrinsic(llvm::Intrinsic::prefetch, {B.getPtrTy()},
-                        {Lane(A[0]), B.getInt32(0), B.getInt32(Locality), B.getInt32(1)});
+                        {Lane(A[0]), B.getInt32(Write), B.getInt32(Locality), B.getInt32(1)});
       return nullptr;
     };
     if (C.ArgTypes[0]->isVarying())
@@ -323,6 +461,11 @@ private:
 
   llvm::Type *elementOf(const Type *T) {
     switch (T->getKind()) {
+    case Type::Int16:
+    case Type::UInt16:
+      return B.getInt16Ty();
+    case Type::Float16:
+      return B.getHalfTy();
     case Type::Int32:
     case Type::UInt32:
       return B.getInt32Ty();

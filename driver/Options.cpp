@@ -170,6 +170,14 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
         return fail("--error-limit needs a number, not '" + V + "'");
       O.ErrorLimit = N;
     })
+    TRY_VALUE("--math-lib", {
+      if (V == "svml")
+        return fail("--math-lib=svml needs Intel's Short Vector Math Library, which spmdc does "
+                    "not link; use default, fast or system");
+      if (V != "default" && V != "fast" && V != "system")
+        return fail("unknown --math-lib '" + V + "' (expected default, fast, svml or system)");
+      O.MathLib = V;
+    })
     TRY_VALUE("--hfuse-config", O.HFuseConfig = V)
     TRY_VALUE("--hfuse", {
       std::string Problem;
@@ -234,6 +242,9 @@ void printHelp(llvm::raw_ostream &OS) {
         "code generation:\n"
         "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
         "  -g                  emit debug information\n"
+        "  --math-lib=<lib>    transcendental functions: default (spmdc's vector kernels),\n"
+        "                      fast (the same kernels), system (the C library's, called once\n"
+        "                      per active lane; x86 only), svml (refused: not linked)\n"
         "  --opt=disable-fma   NVPTX: do not contract a*b+c into fma (the default there, as\n"
         "                      nvcc); x86 targets never contract, so all agree bit for bit\n"
         "  --no-variability-analysis\n"

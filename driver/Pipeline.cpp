@@ -55,10 +55,16 @@ std::optional<std::string> readInput(const std::string &Path, DiagnosticEngine &
 }
 
 /// The stdlib prelude goes through the same preprocessor and parser as user code.
-bool parseStdlibPrelude(ASTContext &Ctx, const TargetInfo &Target, DiagnosticEngine &Diags) {
+/// --math-lib=system defines SPMDC_MATH_LIB_SYSTEM for it (stdlib/math.spmd then calls the
+/// C library's functions).
+bool parseStdlibPrelude(ASTContext &Ctx, const TargetInfo &Target, DiagnosticEngine &Diags,
+                        const std::string &MathLib) {
   const std::string Name = "<stdlib>";
   Diags.getSourceManager().addBuffer(Name, StdlibSource);
-  std::optional<std::string> Text = preprocess(Name, StdlibSource, {}, Target, Diags);
+  PreprocessorOptions PP;
+  if (MathLib == "system")
+    PP.Macros.push_back({"SPMDC_MATH_LIB_SYSTEM"});
+  std::optional<std::string> Text = preprocess(Name, StdlibSource, PP, Target, Diags);
   if (!Text)
     return false;
   // `programCount` is the gang width, known now: it may size arrays
@@ -222,7 +228,12 @@ int runCompiler(const CompilerOptions &Opts) {
     return 0;
   }
   ASTContext Ctx;
-  if (!parseStdlibPrelude(Ctx, *Target, Diags))
+  if (Opts.MathLib == "system" && Target->isGPU()) {
+    Diags.errorNoLoc("--math-lib=system is not available for NVPTX targets (no C math "
+                     "library on the GPU); use default or fast");
+    return 1;
+  }
+  if (!parseStdlibPrelude(Ctx, *Target, Diags, Opts.MathLib))
     return 1;
 
   // 3. Parse (Flex + Bison) into the AST.

@@ -33,7 +33,8 @@ extern "C" {
 #define DECL_ALL(T)                                                                                \
   DECL(exp, T)                                                                                     \
   DECL(log, T) DECL(sin, T) DECL(cos, T) DECL(tan, T) DECL(asin, T) DECL(acos, T) DECL(atan, T)    \
-      DECL(atan2, T) DECL(pow, T)
+      DECL(atan2, T) DECL(pow, T) DECL(expm1, T) DECL(log1p, T) DECL(sinh, T) DECL(cosh, T)      \
+          DECL(tanh, T) DECL(cbrt, T) DECL(fmod, T) DECL(erf, T) DECL(erfc, T)
 DECL_ALL(float)
 DECL_ALL(double)
 }
@@ -45,7 +46,8 @@ using LD = long double;
 
 /// The asserted bound (ulp) of each function, float and double: the max error measured
 /// on 1,000,000 inputs per domain (docs/stdlib.md) plus a small margin. The float
-/// kernels compute in float; every float bound is below 1 ulp.
+/// kernels compute in float (expm1 .. erfc: the double kernel rounded once); every float
+/// bound is below 1 ulp. fmod is exact.
 struct Bound {
   const char *Func;
   double Float, Double;
@@ -53,7 +55,10 @@ struct Bound {
 const Bound kBounds[] = {{"exp", 0.80, 0.80},  {"log", 0.85, 0.90},  {"sin", 0.80, 0.85},
                          {"cos", 0.80, 0.85},  {"tan", 0.95, 1.10},  {"asin", 0.90, 0.90},
                          {"acos", 0.95, 0.95}, {"atan", 0.70, 0.80}, {"atan2", 0.70, 1.15},
-                         {"pow", 0.70, 1.15}};
+                         {"pow", 0.70, 1.15},  {"expm1", 0.55, 0.75}, {"log1p", 0.55, 0.90},
+                         {"sinh", 0.55, 1.25}, {"cosh", 0.55, 1.20},  {"tanh", 0.55, 1.55},
+                         {"cbrt", 0.55, 0.70}, {"fmod", 0.0, 0.0},    {"erf", 0.55, 0.95},
+                         {"erfc", 0.55, 2.80}};
 
 double boundOf(const std::string &F, bool IsFloat) {
   for (const Bound &B : kBounds)
@@ -102,8 +107,40 @@ LD refUnary(const std::string &F, LD X, bool IsFloat) {
       return std::asin(D);
     if (F == "acos")
       return std::acos(D);
+    if (F == "expm1")
+      return std::expm1(D);
+    if (F == "log1p")
+      return std::log1p(D);
+    if (F == "sinh")
+      return std::sinh(D);
+    if (F == "cosh")
+      return std::cosh(D);
+    if (F == "tanh")
+      return std::tanh(D);
+    if (F == "cbrt")
+      return std::cbrt(D);
+    if (F == "erf")
+      return std::erf(D);
+    if (F == "erfc")
+      return std::erfc(D);
     return std::atan(D);
   }
+  if (F == "expm1")
+    return expm1l(X);
+  if (F == "log1p")
+    return log1pl(X);
+  if (F == "sinh")
+    return sinhl(X);
+  if (F == "cosh")
+    return coshl(X);
+  if (F == "tanh")
+    return tanhl(X);
+  if (F == "cbrt")
+    return cbrtl(X);
+  if (F == "erf")
+    return erfl(X);
+  if (F == "erfc")
+    return erfcl(X);
   if (F == "exp")
     return expl(X);
   if (F == "log")
@@ -126,6 +163,8 @@ LD reference(const std::string &F, LD X, LD Y, bool IsFloat) {
     return IsFloat ? (LD)std::atan2((double)X, (double)Y) : atan2l(X, Y);
   if (F == "pow")
     return IsFloat ? (LD)std::pow((double)X, (double)Y) : powl(X, Y);
+  if (F == "fmod") // exact in every precision
+    return fmodl(X, Y);
   return refUnary(F, X, IsFloat);
 }
 
@@ -178,6 +217,52 @@ std::vector<Domain> domainsOf(const std::string &F) {
             D("|y|, |x| in [2^-60, 2^60] log-uniform", [](Rng &R, double &Y, double &X, bool) {
               Y = R.logUniform(-60, 60, true), X = R.logUniform(-60, 60, true);
             })};
+  if (F == "expm1")
+    return {D("[-1, 1]", [](Rng &R, double &X, double &, bool) { X = R.range(-1, 1); }),
+            D("[-40, 709.7] (float: [-20, 88.7])",
+              [](Rng &R, double &X, double &, bool Fl) {
+                X = Fl ? R.range(-20, 88.7) : R.range(-40, 709.7);
+              }),
+            D("|x| in [2^-60, 1] log-uniform",
+              [](Rng &R, double &X, double &, bool) { X = R.logUniform(-60, 0, true); })};
+  if (F == "log1p")
+    return {D("(-1, 1]", [](Rng &R, double &X, double &, bool) { X = R.range(-1, 1); }),
+            D("x in [2^-60, max] log-uniform",
+              [](Rng &R, double &X, double &, bool Fl) {
+                X = R.logUniform(-60, Fl ? 127 : 1023, false);
+              }),
+            D("x in (-1, -2^-60] log-uniform",
+              [](Rng &R, double &X, double &, bool) { X = -R.logUniform(-60, -1e-9, false); })};
+  if (F == "sinh" || F == "cosh" || F == "tanh")
+    return {D("[-1, 1]", [](Rng &R, double &X, double &, bool) { X = R.range(-1, 1); }),
+            D("[-30, 30]", [](Rng &R, double &X, double &, bool) { X = R.range(-30, 30); }),
+            D("[-710, 710] (float: [-89, 89])",
+              [](Rng &R, double &X, double &, bool Fl) {
+                X = Fl ? R.range(-89, 89) : R.range(-710, 710);
+              }),
+            D("|x| in [2^-40, 8] log-uniform",
+              [](Rng &R, double &X, double &, bool) { X = R.logUniform(-40, 3, true); })};
+  if (F == "cbrt")
+    return {D("[-10, 10]", [](Rng &R, double &X, double &, bool) { X = R.range(-10, 10); }),
+            D("|x| in [min, max] log-uniform (subnormals included)",
+              [](Rng &R, double &X, double &, bool Fl) {
+                X = Fl ? R.logUniform(-149, 127.9, true) : R.logUniform(-1074, 1023.9, true);
+              })};
+  if (F == "erf" || F == "erfc")
+    return {D("[-1, 1]", [](Rng &R, double &X, double &, bool) { X = R.range(-1, 1); }),
+            D("[-6, 28]", [](Rng &R, double &X, double &, bool) { X = R.range(-6, 28); }),
+            D("|x| in [2^-60, 8] log-uniform",
+              [](Rng &R, double &X, double &, bool) { X = R.logUniform(-60, 3, true); })};
+  if (F == "fmod")
+    return {D("|x|, |y| in [2^-20, 2^20] log-uniform",
+              [](Rng &R, double &X, double &Y, bool) {
+                X = R.logUniform(-20, 20, true), Y = R.logUniform(-20, 20, true);
+              }),
+            D("|x|, |y| in [min, max] log-uniform",
+              [](Rng &R, double &X, double &Y, bool Fl) {
+                X = Fl ? R.logUniform(-149, 127.9, true) : R.logUniform(-1074, 1023.9, true);
+                Y = Fl ? R.logUniform(-149, 127.9, true) : R.logUniform(-1074, 1023.9, true);
+              })};
   // pow: x log-uniform, y such that |y log x| stays below the overflow threshold,
   // which is where a plain exp(y * log(x)) loses most.
   return {D("x in [0, 10], y in [-20, 20]",
@@ -192,7 +277,8 @@ std::vector<Domain> domainsOf(const std::string &F) {
           })};
 }
 
-const char *kFuncs[] = {"exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "pow"};
+const char *kFuncs[] = {"exp",  "log",  "sin",   "cos",   "tan",  "asin", "acos", "atan", "atan2",
+                        "pow",  "expm1", "log1p", "sinh", "cosh", "tanh", "cbrt", "fmod", "erf", "erfc"};
 
 Kernel kernel(const std::string &F, bool IsFloat, bool Varying) {
 #define K(NAME)                                                                                    \
@@ -200,12 +286,13 @@ Kernel kernel(const std::string &F, bool IsFloat, bool Varying) {
     return IsFloat ? (Varying ? (Kernel)NAME##_float_v : (Kernel)NAME##_float_u)                   \
                    : (Varying ? (Kernel)NAME##_double_v : (Kernel)NAME##_double_u);
   K(exp)
-  K(log) K(sin) K(cos) K(tan) K(asin) K(acos) K(atan) K(atan2) K(pow)
+  K(log) K(sin) K(cos) K(tan) K(asin) K(acos) K(atan) K(atan2) K(pow) K(expm1) K(log1p) K(sinh)
+      K(cosh) K(tanh) K(cbrt) K(fmod) K(erf) K(erfc)
 #undef K
       return nullptr;
 }
 
-bool isBinary(const std::string &F) { return F == "atan2" || F == "pow"; }
+bool isBinary(const std::string &F) { return F == "atan2" || F == "pow" || F == "fmod"; }
 
 /// Runs F on X (and Y) in both forms; returns false if they disagree bitwise.
 template <typename T>
@@ -366,6 +453,24 @@ template <typename T> LibmFn<T> libmFunction(const std::string &F) {
     return [](T X, T) { return std::atan(X); };
   if (F == "atan2")
     return [](T X, T Y) { return std::atan2(X, Y); };
+  if (F == "expm1")
+    return [](T X, T) { return std::expm1(X); };
+  if (F == "log1p")
+    return [](T X, T) { return std::log1p(X); };
+  if (F == "sinh")
+    return [](T X, T) { return std::sinh(X); };
+  if (F == "cosh")
+    return [](T X, T) { return std::cosh(X); };
+  if (F == "tanh")
+    return [](T X, T) { return std::tanh(X); };
+  if (F == "cbrt")
+    return [](T X, T) { return std::cbrt(X); };
+  if (F == "fmod")
+    return [](T X, T Y) { return std::fmod(X, Y); };
+  if (F == "erf")
+    return [](T X, T) { return std::erf(X); };
+  if (F == "erfc")
+    return [](T X, T) { return std::erfc(X); };
   return [](T X, T Y) { return std::pow(X, Y); };
 }
 
