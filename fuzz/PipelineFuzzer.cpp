@@ -5,7 +5,7 @@
 // pass sema are where lowering, the divergence transform and the LLVM emitter
 // can still crash or emit invalid LLVM IR. Each input that checks cleanly goes
 // through the same steps as driver/Pipeline.cpp's runCompiler: lowering, the IR
-// verifier, variability analysis, the divergence transform, LLVM emission,
+// verifier, horizontal fusion (`#pragma hfuse`), variability analysis, the divergence transform, LLVM emission,
 // LLVM's verifier, the -O2 pipeline and the machine-code emitter (object code
 // for avx2-i32x8, PTX for nvptx-sm_80), written to memory. An "internal error"
 // diagnostic is a finding like a crash: the fuzzer aborts on it.
@@ -24,6 +24,7 @@
 #include "frontend/Sema.h"
 #include "frontend/SourceManager.h"
 #include "ir/DivergenceTransform.h"
+#include "ir/HorizontalFusion.h"
 #include "ir/IR.h"
 #include "ir/Lowering.h"
 #include "ir/VariabilityAnalysis.h"
@@ -119,6 +120,12 @@ void compile(const std::string &Text, const spmdc::TargetInfo &Target) {
       finding(std::string("invalid SPMD IR after ") + Step, P);
   };
   verify(false, "lowering");
+  // Horizontal fusion of the kernels the input names in `#pragma hfuse`.
+  bool Fused = spmdc::ir::runHorizontalFusion(*IRM, {}, Target, Diags);
+  DiagOut.checkNoInternalError();
+  if (!Fused)
+    return;
+  verify(false, "horizontal fusion");
   spmdc::ir::runVariabilityAnalysis(*IRM);
   verify(false, "the variability analysis");
   spmdc::ir::runDivergenceTransform(*IRM, Target.GangWidth);

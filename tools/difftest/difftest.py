@@ -11,7 +11,7 @@ spmdc rejecting a generated program with an ordinary error is a feature gap: the
 summary counts those by message (the feature set of gen.py is configurable).
 
 usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J]
-                   [--targets t1,t2] [--features a,b] [--no-features c,d]
+                   [--targets t1,t2] [--every-target] [--features a,b] [--no-features c,d]
        difftest.py --reproduce SEED [--target T]   (one seed, verbose)
 
 The work per program is split into a build step and a run step (class
@@ -297,6 +297,13 @@ def save_finding(seed, target, res, g, text, runner, work, findings_dir, reduce_
 
 
 # ------------------------------------------------------------------ main
+def write_json(path, counts, rejects, results):
+    """The results so far (rewritten as the run goes, so an interrupted run keeps them)."""
+    if path:
+        with open(path, "w") as f:
+            json.dump({"counts": counts, "rejects": rejects, "results": results}, f, indent=1)
+
+
 def host_targets(spmdc):
     r = subprocess.run([spmdc, "--print-host-targets"], capture_output=True, text=True)
     return [t for t in ALL_X86 if t in r.stdout.split()]
@@ -309,6 +316,9 @@ def main():
     ap.add_argument("--seed-start", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--targets", default="", help="comma list (default: all the CPU runs)")
+    ap.add_argument("--every-target", action="store_true",
+                    help="run each program on every target (default: one target per seed, "
+                         "in turn, which covers them all at the cost of one)")
     ap.add_argument("--features", default="")
     ap.add_argument("--no-features", default="")
     ap.add_argument("--spmdc", default=os.path.join(ROOT, "build", "bin", "spmdc"))
@@ -345,7 +355,8 @@ def main():
         while True:
             out_of_time = a.seconds and time.time() - start > a.seconds
             while len(pending) < a.jobs * 2 and seed < end_seed and not out_of_time:
-                job = (seed, targets, features, (a.spmdc, a.ispc), a.findings, a.reduce_seconds)
+                seed_targets = targets if a.every_target else [targets[seed % len(targets)]]
+                job = (seed, seed_targets, features, (a.spmdc, a.ispc), a.findings, a.reduce_seconds)
                 pending.add(pool.submit(check_seed, job))
                 seed += 1
             if not pending:
@@ -355,6 +366,7 @@ def main():
                 s, results = fut.result()
                 programs += 1
                 if programs % 25 == 0:
+                    write_json(a.json, counts, rejects, all_results)
                     print("difftest: %d programs, %.0fs: %s" % (
                         programs, time.time() - start,
                         ", ".join("%s %d" % kv for kv in sorted(counts.items()))), flush=True)
@@ -372,9 +384,7 @@ def main():
         print("  %-16s %d" % (k, v))
     for k, seeds in sorted(rejects.items(), key=lambda kv: -len(kv[1])):
         print("  %4d x %s (seeds %s)" % (len(seeds), k[:200], " ".join(map(str, seeds[:5]))))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"counts": counts, "rejects": rejects, "results": all_results}, f, indent=1)
+    write_json(a.json, counts, rejects, all_results)
     bad = sum(v for k, v in counts.items() if k not in ("same", "spmdc-rejects", "ispc-rejects"))
     return 1 if bad else 0
 
