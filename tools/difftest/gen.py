@@ -542,6 +542,7 @@ class Generator:
         if f["loops"]:
             kinds.append(("for", 2))
             kinds.append(("do", 1))
+            kinds.append(("while", 1))
         if f["switch"]:
             kinds.append(("switch", 1))
         if ctx.in_loop:
@@ -611,7 +612,8 @@ class Generator:
             head = "for (int %s = 0; %s < %s; %s++) {" % (k, k, bound, k)
         else:
             ub = r.randint(1, 5)
-            head = "for (uniform int %s = 0; %s < %d; ++%s) {" % (k, k, ub, k)
+            kw = "cfor" if self.f["cif"] and r.random() < 0.2 else "for"
+            head = "%s (uniform int %s = 0; %s < %d; ++%s) {" % (kw, k, k, ub, k)
         # A loop body counts as varying control flow even with a uniform trip
         # count: a varying break or continue in it makes the rest of it varying.
         sub = ctx.child(in_loop=True, varying_cf=True)
@@ -631,6 +633,17 @@ class Generator:
                       "} while (%s < 4 && ((%s) & 1) == 0);" % (k, cond_var) if self.f["varying_loops"]
                       else "} while (%s < 3);" % k)],
                     calls=self.calls_in(cond_var))
+
+    def s_while(self, ctx):
+        """while (or cwhile) with a varying condition and a counter bumped first."""
+        r = self.r
+        k = self.fresh("w")
+        c = self.cond(ctx, False, 1)
+        kw = "cwhile" if self.f["cif"] and r.random() < 0.3 else "while"
+        sub = ctx.child(in_loop=True, varying_cf=True)
+        body = [Stmt(["++%s;" % k], removable=False)] + self.block(sub, r.randint(1, 3))
+        return Stmt(["int %s = 0;" % k], [("%s (%s < %d && %s) {" % (kw, k, r.randint(1, 4), c),
+                                          body, "}")], calls=self.calls_in(c))
 
     def s_switch(self, ctx):
         r = self.r
