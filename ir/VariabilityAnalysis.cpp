@@ -461,6 +461,7 @@ private:
     U->UnOp = O.UnOp;
     U->BinOp = O.BinOp;
     U->Cast = O.Cast;
+    U->FieldIndex = O.FieldIndex; // a field.addr whose base became uniform
     becomeBroadcast(O, U->result());
   }
 

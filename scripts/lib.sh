@@ -55,10 +55,10 @@ spmdc_build_main() {
     ninja -C build -j"$SPMDC_JOBS")
 }
 
-# build-fuzz/: the libFuzzer front-end target only (clang-22, sanitizers).
+# build-fuzz/: the libFuzzer targets only (front end, whole pipeline; clang-22, sanitizers).
 spmdc_build_fuzzer() {
   (cd "$SPMDC_ROOT" &&
     cmake -G Ninja -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPMDC_FUZZ=ON \
       -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 "$(spmdc_werror_flag)" &&
-    ninja -C build-fuzz -j"$SPMDC_JOBS" spmdc-fuzz-frontend)
+    ninja -C build-fuzz -j"$SPMDC_JOBS" spmdc-fuzz-frontend spmdc-fuzz-pipeline)
 }

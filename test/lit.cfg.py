@@ -25,6 +25,9 @@ if ptxas:
 if os.path.exists(config.fuzzer_path):
     config.available_features.add("fuzzer")
     config.substitutions.append(("%fuzzer", config.fuzzer_path))
+if os.path.exists(getattr(config, "pipeline_fuzzer_path", "")):
+    config.available_features.add("pipeline-fuzzer")
+    config.substitutions.append(("%pipeline-fuzzer", config.pipeline_fuzzer_path))
 
 # Runtime tests: compile with spmdc for every x86 target the CPU runs, link with
 # the shared driver (test/runtime/Inputs/driver.cpp), run, compare the targets.

@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""Differential testing of spmdc against ISPC on random programs (gen.py).
+
+For each seed: generate a program, compile it with spmdc and with ISPC (the
+oracle) for each x86 target this CPU runs, link both with driver.cpp, run both
+and compare what they print. A difference (wrong code), a crash or internal
+error of spmdc on a program ISPC accepts, or a run that crashes, is a finding:
+it is shrunk (gen.py's statement tree, deleting nodes while the same kind of
+failure persists) and saved under tools/difftest/findings/<id>/ with a README.
+spmdc rejecting a generated program with an ordinary error is a feature gap: the
+summary counts those by message (the feature set of gen.py is configurable).
+
+usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J]
+                   [--targets t1,t2] [--every-target] [--features a,b] [--no-features c,d]
+       difftest.py --reproduce SEED [--target T]   (one seed, verbose)
+
+The work per program is split into a build step and a run step (class
+X86Runner) so that a GPU runner can later write the PTX of many programs and
+run them in one batched device job: it would implement the same build() and
+collect the runs of a batch in one go (not implemented yet).
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import gen  # noqa: E402
+
+ALL_X86 = ["sse4-i32x4", "avx2-i32x8", "avx2-i32x16", "avx512skx-x16"]
+DEFAULT_ISPC = "/work/shared/ispc/ispc"
+CXX = shutil.which("clang++-22") or shutil.which("c++") or "c++"
+COMPILE_TIMEOUT = 120
+RUN_TIMEOUT = 20
+
+
+class Tools:
+    def __init__(self, spmdc, ispc, workdir):
+        self.spmdc, self.ispc = spmdc, ispc
+        self.driver_obj = os.path.join(workdir, "driver.o")
+        if not os.path.exists(self.driver_obj):
+            subprocess.run([CXX, "-O1", "-c", os.path.join(HERE, "driver.cpp"), "-o",
+                            self.driver_obj], check=True)
+
+
+class Outcome:
+    """What one compiler did with one program on one target."""
+
+    def __init__(self, stage, rc=0, text="", output=None):
+        self.stage = stage    # "compile", "link", "run" or "ok"
+        self.rc, self.text, self.output = rc, text, output
+
+
+def run(cmd, timeout):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           errors="replace")
+        return r.returncode, r.stdout + r.stderr, r.stdout
+    except subprocess.TimeoutExpired:
+        return 124, "timed out after %ds" % timeout, ""
+
+
+class X86Runner:
+    """Builds and runs a program with one compiler on one x86 target."""
+
+    def __init__(self, tools):
+        self.tools = tools
+
+    def compile_cmd(self, compiler, target, src, obj):
+        if compiler == "spmdc":
+            return [self.tools.spmdc, "--target=" + target, "-O2", src, "-o", obj]
+        return [self.tools.ispc, "--target=" + target, "-O2", "--opt=disable-fma", "--pic",
+                "--woff", src, "-o", obj]
+
+    def build_and_run(self, compiler, target, src, workdir):
+        obj = os.path.join(workdir, "%s-%s.o" % (compiler, target))
+        exe = os.path.join(workdir, "%s-%s.exe" % (compiler, target))
+        rc, text, _ = run(self.compile_cmd(compiler, target, src, obj), COMPILE_TIMEOUT)
+        if rc != 0:
+            return Outcome("compile", rc, text)
+        rc, text, _ = run([CXX, self.tools.driver_obj, obj, "-o", exe], 60)
+        if rc != 0:
+            return Outcome("link", rc, text)
+        rc, text, out = run([exe], RUN_TIMEOUT)
+        if rc != 0:
+            return Outcome("run", rc, text)
+        return Outcome("ok", 0, "", out)
+
+
+def is_crash(outcome):
+    """A crash, assertion, hang or internal error (not an ordinary diagnostic)."""
+    if outcome.rc not in (0, 1):
+        return True
+    return "internal error" in outcome.text or "Assertion" in outcome.text
+
+
+def first_error(text):
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.search(r"\berror:", line, re.I):
+            msg = re.sub(r"^.*?[eE]rror: ", "", line).strip()
+            # ISPC continues a message on indented lines.
+            for more in lines[i + 1:i + 3]:
+                if more.startswith("        ") and not more.strip().startswith(("^", "Passed", "Cand")):
+                    msg += " " + more.strip()
+                else:
+                    break
+            return msg
+    return text.strip().splitlines()[0] if text.strip() else "(no message)"
+
+
+def normalize_message(msg):
+    """Error messages with names and numbers replaced, for counting by kind."""
+    msg = re.sub(r"'[^']*'", "'_'", msg)
+    return re.sub(r"\b\d+\b", "N", msg)
+
+
+def classify(runner, src, target, workdir):
+    """One of: ("same",), ("ispc-rejects", msg), ("spmdc-crash", msg),
+    ("spmdc-rejects", msg), ("wrong-code", detail), ("run-fails", detail)."""
+    ispc = runner.build_and_run("ispc", target, src, workdir)
+    if ispc.stage == "compile":
+        return ("ispc-rejects", first_error(ispc.text))
+    if ispc.stage != "ok":
+        return ("ispc-run-fails", ispc.text[:200])
+    spmd = runner.build_and_run("spmdc", target, src, workdir)
+    if spmd.stage == "compile":
+        if is_crash(spmd):
+            return ("spmdc-crash", spmd.text.strip()[-400:])
+        return ("spmdc-rejects", first_error(spmd.text))
+    if spmd.stage != "ok":
+        return ("run-fails", "%s (status %d): %s" % (spmd.stage, spmd.rc, spmd.text[:300]))
+    if spmd.output != ispc.output:
+        return ("wrong-code", diff_lines(ispc.output, spmd.output))
+    return ("same",)
+
+
+def diff_lines(ispc_out, spmd_out):
+    a = dict(l.split(" ", 1) for l in ispc_out.splitlines() if " " in l)
+    b = dict(l.split(" ", 1) for l in spmd_out.splitlines() if " " in l)
+    slots = sorted(set(a) | set(b), key=int)
+    bad = [s for s in slots if a.get(s) != b.get(s)]
+    return "slots differing: %s (first: ispc %s, spmdc %s)" % (
+        " ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""), a.get(bad[0]), b.get(bad[0]))
+
+
+# ------------------------------------------------------------------ shrinking
+class Shrinker:
+    """Deletes statements and helpers of generator `g` while failing(text) holds.
+
+    Each statement list is cut in chunks first (all its removable statements,
+    then halves, quarters, ... single ones), then the shrinker goes into the
+    statements that stay; a compound statement that must stay is replaced by
+    its bodies if that still fails. Repeats until nothing changes or time is up.
+    """
+
+    def __init__(self, g, failing, deadline):
+        self.g, self.failing, self.deadline = g, failing, deadline
+        self.helpers = list(g.helpers)
+
+    def holds(self):
+        return time.time() < self.deadline and self.failing(gen.render(self.g, helpers=self.helpers))
+
+    def drop_unused_helpers(self):
+        changed = False
+        for h in list(self.helpers):
+            users = set(self.g.entry.calls())
+            for other in self.helpers:
+                if other is not h:
+                    users |= other.calls()
+            if h.name in users:
+                continue
+            saved = self.helpers
+            self.helpers = [x for x in saved if x is not h]
+            if self.holds():
+                changed = True
+            else:
+                self.helpers = saved
+        return changed
+
+    def shrink_list(self, lst):
+        changed = False
+        chunk = max(1, sum(1 for s in lst if s.removable))
+        while chunk >= 1 and time.time() < self.deadline:
+            i = 0
+            while True:
+                removable = [j for j, s in enumerate(lst) if s.removable]
+                if i >= len(removable):
+                    break
+                drop = set(removable[i:i + chunk])
+                saved = list(lst)
+                lst[:] = [s for j, s in enumerate(saved) if j not in drop]
+                if self.holds():
+                    changed = True
+                else:
+                    lst[:] = saved
+                    i += chunk
+            chunk //= 2
+        j = 0
+        while j < len(lst) and time.time() < self.deadline:
+            node = lst[j]
+            for _, body, _ in node.blocks:
+                changed |= self.shrink_list(body)
+            if node.blocks and not node.head and not node.tail:
+                inner = [s for _, body, _ in node.blocks for s in body]
+                lst[j:j + 1] = inner
+                if self.holds():
+                    changed = True
+                    continue
+                lst[j:j + len(inner)] = [node]
+            j += 1
+        return changed
+
+    def run(self):
+        changed = True
+        while changed and time.time() < self.deadline:
+            changed = self.drop_unused_helpers()
+            changed |= self.shrink_list(self.g.entry.body)
+            for h in list(self.helpers):
+                changed |= self.shrink_list(h.body)
+        self.g.helpers = self.helpers
+        return gen.render(self.g)
+
+
+def shrink(g, failing, deadline):
+    return Shrinker(g, failing, deadline).run()
+
+
+# ------------------------------------------------------------------ one seed
+def check_seed(args_tuple):
+    seed, targets, features, tools_paths, findings_dir, reduce_seconds = args_tuple
+    os.nice(10) if hasattr(os, "nice") else None
+    work = tempfile.mkdtemp(prefix="difftest-%d-" % seed)
+    try:
+        tools = Tools(tools_paths[0], tools_paths[1], work)
+        runner = X86Runner(tools)
+        g = gen.generate(seed, features)
+        text = gen.render(g)
+        src = os.path.join(work, "prog.ispc")
+        with open(src, "w") as f:
+            f.write(text)
+        results = {}
+        for target in targets:
+            res = classify(runner, src, target, work)
+            results[target] = res
+            if res[0] in ("wrong-code", "spmdc-crash", "run-fails"):
+                save_finding(seed, target, res, g, text, runner, work, findings_dir, reduce_seconds,
+                             features)
+                break  # one finding per program: the other targets usually repeat it
+            if res[0] in ("ispc-rejects", "spmdc-rejects"):
+                break  # the same on every target
+        return seed, results
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def save_finding(seed, target, res, g, text, runner, work, findings_dir, reduce_seconds, features):
+    kind = res[0]
+
+    def failing(candidate):
+        p = os.path.join(work, "cand.ispc")
+        with open(p, "w") as f:
+            f.write(candidate)
+        r = classify(runner, p, target, work)
+        return r[0] == kind
+
+    reduced = shrink(g, failing, time.time() + reduce_seconds) if reduce_seconds > 0 else text
+    final = os.path.join(work, "cand.ispc")
+    with open(final, "w") as f:
+        f.write(reduced)
+    res_reduced = classify(runner, final, target, work)
+    d = os.path.join(findings_dir, "%s-%d-%s" % (kind, seed, target))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "original.ispc"), "w") as f:
+        f.write(text)
+    with open(os.path.join(d, "reduced.ispc"), "w") as f:
+        f.write(reduced)
+    for compiler in ("ispc", "spmdc"):
+        o = runner.build_and_run(compiler, target, final, work)
+        with open(os.path.join(d, compiler + ".out"), "w") as f:
+            f.write(o.output if o.stage == "ok" else "%s failed (%d):\n%s" % (o.stage, o.rc, o.text))
+    feat = ",".join(k for k, v in sorted(features.items()) if v != gen.ALL_FEATURES[k]) if features else ""
+    with open(os.path.join(d, "README"), "w") as f:
+        f.write("%s on %s, seed %d%s: %s (reduced: %s). Reproduce: tools/difftest/difftest.py "
+                "--reproduce %d --target %s%s\n" % (
+                    kind, target, seed, " features " + feat if feat else "", res[1].splitlines()[0][:300],
+                    res_reduced[1].splitlines()[0][:200] if len(res_reduced) > 1 else res_reduced[0],
+                    seed, target, ""))
+
+
+# ------------------------------------------------------------------ main
+def write_json(path, counts, rejects, results):
+    """The results so far (rewritten as the run goes, so an interrupted run keeps them)."""
+    if path:
+        with open(path, "w") as f:
+            json.dump({"counts": counts, "rejects": rejects, "results": results}, f, indent=1)
+
+
+def host_targets(spmdc):
+    r = subprocess.run([spmdc, "--print-host-targets"], capture_output=True, text=True)
+    return [t for t in ALL_X86 if t in r.stdout.split()]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=100, help="programs to generate")
+    ap.add_argument("--seconds", type=float, default=0, help="stop starting programs after this")
+    ap.add_argument("--seed-start", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--targets", default="", help="comma list (default: all the CPU runs)")
+    ap.add_argument("--every-target", action="store_true",
+                    help="run each program on every target (default: one target per seed, "
+                         "in turn, which covers them all at the cost of one)")
+    ap.add_argument("--features", default="")
+    ap.add_argument("--no-features", default="")
+    ap.add_argument("--spmdc", default=os.path.join(ROOT, "build", "bin", "spmdc"))
+    ap.add_argument("--ispc", default=os.environ.get("ISPC", DEFAULT_ISPC))
+    ap.add_argument("--findings", default=os.path.join(HERE, "findings"))
+    ap.add_argument("--reduce-seconds", type=float, default=300)
+    ap.add_argument("--json", help="write the per-seed results here")
+    ap.add_argument("--reproduce", type=int, help="run one seed and print everything")
+    ap.add_argument("--target", default="avx2-i32x8", help="with --reproduce")
+    a = ap.parse_args()
+
+    if not os.path.exists(a.ispc):
+        print("difftest: no ISPC at %s (set --ispc or $ISPC): skipped" % a.ispc)
+        return 0
+    features = gen.features_from(a.features, a.no_features)
+    if a.reproduce is not None:
+        work = tempfile.mkdtemp(prefix="difftest-repro-")
+        runner = X86Runner(Tools(a.spmdc, a.ispc, work))
+        src = os.path.join(work, "prog.ispc")
+        with open(src, "w") as f:
+            f.write(gen.render(gen.generate(a.reproduce, features)))
+        print("program: %s" % src)
+        print(classify(runner, src, a.target, work))
+        return 0
+    targets = a.targets.split(",") if a.targets else host_targets(a.spmdc)
+    os.makedirs(a.findings, exist_ok=True)
+    start = time.time()
+    counts, rejects, all_results = {}, {}, {}
+    programs = 0
+    with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as pool:
+        pending = set()
+        seed = a.seed_start
+        end_seed = a.seed_start + a.count
+        while True:
+            out_of_time = a.seconds and time.time() - start > a.seconds
+            while len(pending) < a.jobs * 2 and seed < end_seed and not out_of_time:
+                seed_targets = targets if a.every_target else [targets[seed % len(targets)]]
+                job = (seed, seed_targets, features, (a.spmdc, a.ispc), a.findings, a.reduce_seconds)
+                pending.add(pool.submit(check_seed, job))
+                seed += 1
+            if not pending:
+                break
+            done, pending = concurrent.futures.wait(pending, return_when="FIRST_COMPLETED")
+            for fut in done:
+                s, results = fut.result()
+                programs += 1
+                if programs % 25 == 0:
+                    write_json(a.json, counts, rejects, all_results)
+                    print("difftest: %d programs, %.0fs: %s" % (
+                        programs, time.time() - start,
+                        ", ".join("%s %d" % kv for kv in sorted(counts.items()))), flush=True)
+                all_results[s] = {t: list(r) for t, r in results.items()}
+                for t, r in results.items():
+                    counts[r[0]] = counts.get(r[0], 0) + 1
+                    if r[0] in ("spmdc-rejects", "ispc-rejects"):
+                        key = r[0] + ": " + normalize_message(r[1])
+                        rejects.setdefault(key, []).append(s)
+                    if r[0] not in ("same", "spmdc-rejects", "ispc-rejects"):
+                        print("seed %d %s: %s: %s" % (s, t, r[0], r[1].splitlines()[0][:200]),
+                              flush=True)
+    print("difftest: %d programs in %.0fs on %s" % (programs, time.time() - start, ",".join(targets)))
+    for k, v in sorted(counts.items()):
+        print("  %-16s %d" % (k, v))
+    for k, seeds in sorted(rejects.items(), key=lambda kv: -len(kv[1])):
+        print("  %4d x %s (seeds %s)" % (len(seeds), k[:200], " ".join(map(str, seeds[:5]))))
+    write_json(a.json, counts, rejects, all_results)
+    bad = sum(v for k, v in counts.items() if k not in ("same", "spmdc-rejects", "ispc-rejects"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
