@@ -805,13 +805,21 @@ private:
     return Mod->getOrInsertFunction(Name, llvm::FunctionType::get(Ret, Params, false));
   }
 
-  /// A function that launched tasks waits for them before it returns (as ISPC).
+  /// A function that launched tasks waits for them before it returns (as ISPC). ISPC's task
+  /// ABI (the guide's "Task Parallelism"): ISPCSync(handle) only once a launch or an
+  /// allocation made the handle non-null.
   void emitSync() {
     if (!LaunchGroup)
       return;
     llvm::Value *G = B.CreateLoad(B.getPtrTy(), LaunchGroup);
-    B.CreateCall(runtimeFn("spmdc_task_sync", B.getVoidTy(), {B.getPtrTy()}), {G});
+    auto *Sync = llvm::BasicBlock::Create(Ctx, "sync", Fn);
+    auto *Done = llvm::BasicBlock::Create(Ctx, "sync.done", Fn);
+    B.CreateCondBr(B.CreateIsNotNull(G), Sync, Done);
+    B.SetInsertPoint(Sync);
+    B.CreateCall(runtimeFn("ISPCSync", B.getVoidTy(), {B.getPtrTy()}), {G});
     B.CreateStore(llvm::Constant::getNullValue(B.getPtrTy()), LaunchGroup);
+    B.CreateBr(Done);
+    B.SetInsertPoint(Done);
   }
 
   void emitReturn(llvm::Value *V) {
@@ -822,14 +830,16 @@ private:
       B.CreateRetVoid();
   }
 
-  /// The runtime calls `fn(data, i0, i1, i2, c0, c1, c2)`; this entry unpacks
-  /// the argument block and calls the task with every lane on.
+  /// ISPC's task function: `fn(data, threadIndex, threadCount, taskIndex, taskCount, i0, i1,
+  /// i2, c0, c1, c2)`, called by the task system's ISPCLaunch; this entry unpacks the
+  /// argument block and calls the task with every lane on.
+  static constexpr unsigned TaskEntryIndexOffset = 5; ///< data, thread index/count, task index/count
   llvm::Function *taskEntry(ir::Function &Task, llvm::StructType *ArgsTy) {
     auto It = TaskEntries.find(&Task);
     if (It != TaskEntries.end())
       return It->second;
     std::vector<llvm::Type *> Params = {B.getPtrTy()};
-    Params.insert(Params.end(), TaskIndexParams, B.getInt32Ty());
+    Params.insert(Params.end(), TaskEntryIndexOffset - 1 + TaskIndexParams, B.getInt32Ty());
     auto *E = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
                                      llvm::GlobalValue::InternalLinkage,
                                      Task.Symbol + "___task_entry", *Mod);
@@ -840,7 +850,7 @@ private:
       Args.push_back(EB.CreateLoad(ArgsTy->getElementType(I - 1),
                                    EB.CreateStructGEP(ArgsTy, E->getArg(0), I - 1)));
     for (unsigned I = 0; I < TaskIndexParams; ++I)
-      Args.push_back(E->getArg(1 + I));
+      Args.push_back(E->getArg(TaskEntryIndexOffset + I));
     // The functions the task calls read its indices from the thread's task
     // context; the previous one comes back afterwards, since a worker thread
     // may run this task inside another task's sync.
@@ -848,7 +858,7 @@ private:
     llvm::Value *ContextAddr = EB.CreateThreadLocalAddress(Context);
     llvm::Value *Saved = EB.CreateLoad(Context->getValueType(), ContextAddr);
     for (unsigned I = 0; I < TaskIndexParams; ++I)
-      EB.CreateStore(E->getArg(1 + I),
+      EB.CreateStore(E->getArg(TaskEntryIndexOffset + I),
                      EB.CreateConstInBoundsGEP2_32(Context->getValueType(), ContextAddr, 0, I));
     EB.CreateCall(Functions[&Task], Args);
     EB.CreateStore(Saved, ContextAddr);
@@ -881,7 +891,7 @@ private:
     llvm::StructType *ArgsTy = llvm::StructType::get(Ctx, Fields);
     const llvm::DataLayout &DL = Mod->getDataLayout();
     llvm::Value *Data = B.CreateCall(
-        runtimeFn("spmdc_task_alloc", B.getPtrTy(), {B.getPtrTy(), B.getInt64Ty(), B.getInt32Ty()}),
+        runtimeFn("ISPCAlloc", B.getPtrTy(), {B.getPtrTy(), B.getInt64Ty(), B.getInt32Ty()}),
         {LaunchGroup, B.getInt64(DL.getTypeAllocSize(ArgsTy)),
          B.getInt32(DL.getABITypeAlign(ArgsTy).value())});
     for (unsigned I = 0; I < O.Operands.size() && I < Fields.size(); ++I)
@@ -889,7 +899,7 @@ private:
     llvm::Value *Counts[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
     for (unsigned I = 0; I < O.LaunchCounts.size() && I < 3; ++I)
       Counts[I] = val(O.LaunchCounts[I]);
-    B.CreateCall(runtimeFn("spmdc_task_launch", B.getVoidTy(),
+    B.CreateCall(runtimeFn("ISPCLaunch", B.getVoidTy(),
                            {B.getPtrTy(), B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(),
                             B.getInt32Ty(), B.getInt32Ty()}),
                  {LaunchGroup, taskEntry(Task, ArgsTy), Data, Counts[0], Counts[1], Counts[2]});

@@ -1,0 +1,102 @@
+// ISPC's code-generation flags on spmdc's LLVM module and target machine: --cpu, --pic,
+// --mcmodel, --x86-asm-syntax, -ffunction-sections, --no-omit-frame-pointer, --stack-protector.
+#include "driver/CodeGenFlags.h"
+
+#include "backend/TargetInfo.h"
+#include "driver/IspcFlags.h"
+#include "driver/Options.h"
+#include "frontend/Diagnostics.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+
+namespace spmdc {
+
+namespace {
+
+/// The features a CPU needs to run each x86 ISA (what ISPC's target names promise).
+const char *requiredFeatures(const std::string &ISA) {
+  if (ISA == "sse4")
+    return "+sse4.2";
+  if (ISA == "avx2")
+    return "+avx2,+fma";
+  return "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx512cd";
+}
+
+/// True if LLVM's CPU `Cpu` has every feature of the ISA.
+bool cpuRuns(const std::string &Cpu, const std::string &ISA) {
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargetMCs();
+  llvm::Triple TT("x86_64-unknown-linux-gnu");
+  std::string Error;
+  const llvm::Target *T = llvm::TargetRegistry::lookupTarget(TT, Error);
+  if (!T)
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> STI(T->createMCSubtargetInfo(TT, Cpu, ""));
+  return STI && STI->checkFeatures(requiredFeatures(ISA));
+}
+
+} // namespace
+
+std::optional<std::string> resolveDevice(const CompilerOptions &Opts, TargetInfo &Target,
+                                         DiagnosticEngine &Diags) {
+  if (Opts.Cpu.empty())
+    return std::string();
+  std::optional<std::string> Cpu = llvmCpuForIspcDevice(Opts.Cpu);
+  if (!Cpu) {
+    Diags.errorNoLoc("unknown device '" + Opts.Cpu + "' for --cpu/--device (known: " +
+                     ispcDeviceNames() + ")");
+    return std::nullopt;
+  }
+  if (Target.isGPU()) {
+    Diags.errorNoLoc("--cpu=" + Opts.Cpu + " names an x86 device; the target is " + Target.Name);
+    return std::nullopt;
+  }
+  if (Opts.Target == "host") {
+    for (const char *Name : {"avx512skx-x16", "avx2-i32x8", "sse4-i32x4"}) {
+      std::optional<TargetInfo> Candidate = lookupTarget(Name);
+      if (Candidate && cpuRuns(*Cpu, Candidate->ISA)) {
+        Target = *Candidate;
+        return Cpu;
+      }
+    }
+  }
+  if (!cpuRuns(*Cpu, Target.ISA)) {
+    Diags.errorNoLoc("device '" + Opts.Cpu + "' cannot run target " + Target.Name + " (it lacks " +
+                     requiredFeatures(Target.ISA) + ")");
+    return std::nullopt;
+  }
+  return Cpu;
+}
+
+void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerOptions &Opts,
+                       const std::string &TuneCpu) {
+  // The objects are always position independent (the target machine uses Reloc::PIC_), so
+  // --pic needs nothing here.
+  if (Opts.CodeModel == "large")
+    TM.setCodeModel(llvm::CodeModel::Large);
+  TM.Options.FunctionSections = Opts.FunctionSections;
+  TM.Options.MCOptions.OutputAsmVariant = Opts.AsmSyntax == "intel" ? 1 : 0;
+  for (llvm::Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    // The target's ISA decides the instructions; the device only the scheduling.
+    if (!TuneCpu.empty())
+      F.addFnAttr("tune-cpu", TuneCpu);
+    if (Opts.NoOmitFramePointer)
+      F.addFnAttr("frame-pointer", "all");
+    if (Opts.StackProtector == "on")
+      F.addFnAttr(llvm::Attribute::StackProtect);
+    else if (Opts.StackProtector == "strong")
+      F.addFnAttr(llvm::Attribute::StackProtectStrong);
+    else if (Opts.StackProtector == "all")
+      F.addFnAttr(llvm::Attribute::StackProtectReq);
+  }
+}
+
+} // namespace spmdc
