@@ -10,6 +10,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -74,6 +75,17 @@ std::optional<std::string> resolveDevice(const CompilerOptions &Opts, TargetInfo
   return Cpu;
 }
 
+void selectAsmSyntax(const std::string &Syntax) {
+  if (Syntax.empty())
+    return;
+  // X86's MCAsmInfo takes its dialect (and with it the .intel_syntax directive that lets an
+  // assembler read the file) from this option when the target machine is created.
+  auto &Registered = llvm::cl::getRegisteredOptions();
+  auto It = Registered.find("x86-asm-syntax");
+  if (It != Registered.end())
+    It->second->addOccurrence(0, "x86-asm-syntax", Syntax);
+}
+
 void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerOptions &Opts,
                        const std::string &TuneCpu) {
   // The objects are always position independent (the target machine uses Reloc::PIC_), so
@@ -81,7 +93,6 @@ void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerO
   if (Opts.CodeModel == "large")
     TM.setCodeModel(llvm::CodeModel::Large);
   TM.Options.FunctionSections = Opts.FunctionSections;
-  TM.Options.MCOptions.OutputAsmVariant = Opts.AsmSyntax == "intel" ? 1 : 0;
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;

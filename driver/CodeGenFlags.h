@@ -22,6 +22,9 @@ struct TargetInfo;
 std::optional<std::string> resolveDevice(const CompilerOptions &Opts, TargetInfo &Target,
                                          DiagnosticEngine &Diags);
 
+/// --x86-asm-syntax: must run before the target machine is created.
+void selectAsmSyntax(const std::string &Syntax);
+
 /// Sets the target machine's options and each function's attributes from the flags.
 /// `TuneCpu` is resolveDevice's result.
 void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerOptions &Opts,

@@ -295,6 +295,7 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
     return printIR(*IRM, Opts, Diags);
 
   // 9. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
+  selectAsmSyntax(Opts.AsmSyntax);
   std::unique_ptr<llvm::TargetMachine> TM =
       createTargetMachine(*Target, Opts.OptLevel, Diags, !Opts.DisableFMA);
   if (!TM)
