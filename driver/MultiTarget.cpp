@@ -130,7 +130,7 @@ int compileForTargets(const CompilerOptions &Opts) {
     if (I == 0) {
       // The first compilation also writes the dispatcher, its header and the dependencies.
       Variant.ExtraHeader = Opts.HeaderOutput;
-      if (One.DepTarget.empty())
+      if (One.DepsMakeRule && One.DepTarget.empty())
         One.DepTarget = Output;
       Variant.OnModule = [&](llvm::Module &M, const std::vector<std::string> &Exports,
                              OutputKind Kind, DiagnosticEngine &D) {
