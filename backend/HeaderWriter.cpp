@@ -150,12 +150,12 @@ public:
   }
 
   bool write(ir::Module &M, const std::string &Path, const HeaderOptions &Options) {
-    // ISPC declares the functions in the order of their names.
+    // ISPC declares the functions in the order of their names (export names are unique).
     std::vector<ir::Function *> Exports;
     for (auto &F : M.Functions)
       if (F->flags().Export && F->Body)
         Exports.push_back(F.get());
-    std::stable_sort(Exports.begin(), Exports.end(),
+    std::sort(Exports.begin(), Exports.end(),
                      [](ir::Function *A, ir::Function *B) { return A->Symbol < B->Symbol; });
     std::string Decls;
     for (ir::Function *F : Exports)

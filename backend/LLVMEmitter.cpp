@@ -411,8 +411,9 @@ private:
       Fn->getArg(I)->setName(F.Params[I]->NameHint);
     }
     if (F.flags().Task) {
-      static const char *Names[TaskIndexParams] = {"taskIndex0", "taskIndex1", "taskIndex2",
-                                                   "taskCount0", "taskCount1", "taskCount2"};
+      static const char *Names[TaskIndexParams] = {"taskIndex0", "taskIndex1",  "taskIndex2",
+                                                   "taskCount0", "taskCount1",  "taskCount2",
+                                                   "threadIndex", "threadCount"};
       for (unsigned I = 0; I < TaskIndexParams; ++I)
         Fn->getArg(F.Params.size() + I)->setName(Names[I]);
     }
@@ -652,6 +653,8 @@ private:
     case BuiltinVar::TaskCount:
     case BuiltinVar::BlockIndex:
     case BuiltinVar::BlockCount:
+    case BuiltinVar::ThreadIndex:
+    case BuiltinVar::ThreadCount:
       set(O, taskBuiltin(O.BuiltinId));
       return;
     case BuiltinVar::None:
@@ -695,6 +698,7 @@ private:
       return sreg(nvvm_read_ptx_sreg_nctaid_z);
     case BuiltinVar::TaskCount:
     case BuiltinVar::TaskCount0:
+    case BuiltinVar::ThreadCount: // a warp is the GPU's "hardware thread" of a task
       return B.CreateUDiv(
           B.CreateMul(sreg(nvvm_read_ptx_sreg_nctaid_x), sreg(nvvm_read_ptx_sreg_ntid_x)),
           B.getInt32(32));
@@ -744,7 +748,9 @@ private:
     B.CreateRetVoid();
   }
 
-  static constexpr unsigned TaskIndexParams = 6;
+  /// A task's own parameters after the declared ones: taskIndex0..2, taskCount0..2, then
+  /// ISPC's threadIndex and threadCount.
+  static constexpr unsigned TaskIndexParams = 8;
 
   static bool containsOp(ir::Region &R, OpCode Code) {
     for (auto &O : R.Ops) {
@@ -791,6 +797,10 @@ private:
       return Arg(4);
     case BuiltinVar::TaskCount2:
       return Arg(5);
+    case BuiltinVar::ThreadIndex:
+      return Arg(6);
+    case BuiltinVar::ThreadCount:
+      return Arg(7);
     case BuiltinVar::TaskCount:
     case BuiltinVar::BlockCount:
       return B.CreateMul(B.CreateMul(Arg(3), Arg(4)), Arg(5));
@@ -839,7 +849,7 @@ private:
     if (It != TaskEntries.end())
       return It->second;
     std::vector<llvm::Type *> Params = {B.getPtrTy()};
-    Params.insert(Params.end(), TaskEntryIndexOffset - 1 + TaskIndexParams, B.getInt32Ty());
+    Params.insert(Params.end(), TaskEntryIndexOffset - 1 + 6, B.getInt32Ty());
     auto *E = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
                                      llvm::GlobalValue::InternalLinkage,
                                      Task.Symbol + "___task_entry", *Mod);
@@ -849,8 +859,12 @@ private:
     for (unsigned I = 1; I < Task.Params.size(); ++I)
       Args.push_back(EB.CreateLoad(ArgsTy->getElementType(I - 1),
                                    EB.CreateStructGEP(ArgsTy, E->getArg(0), I - 1)));
-    for (unsigned I = 0; I < TaskIndexParams; ++I)
-      Args.push_back(E->getArg(TaskEntryIndexOffset + I));
+    std::vector<llvm::Value *> Indices;
+    for (unsigned I = 0; I < 6; ++I) // taskIndex0..2, taskCount0..2
+      Indices.push_back(E->getArg(TaskEntryIndexOffset + I));
+    Indices.push_back(E->getArg(1)); // threadIndex
+    Indices.push_back(E->getArg(2)); // threadCount
+    Args.insert(Args.end(), Indices.begin(), Indices.end());
     // The functions the task calls read its indices from the thread's task
     // context; the previous one comes back afterwards, since a worker thread
     // may run this task inside another task's sync.
@@ -858,7 +872,7 @@ private:
     llvm::Value *ContextAddr = EB.CreateThreadLocalAddress(Context);
     llvm::Value *Saved = EB.CreateLoad(Context->getValueType(), ContextAddr);
     for (unsigned I = 0; I < TaskIndexParams; ++I)
-      EB.CreateStore(E->getArg(TaskEntryIndexOffset + I),
+      EB.CreateStore(Indices[I],
                      EB.CreateConstInBoundsGEP2_32(Context->getValueType(), ContextAddr, 0, I));
     EB.CreateCall(Functions[&Task], Args);
     EB.CreateStore(Saved, ContextAddr);
@@ -875,7 +889,7 @@ private:
     auto *T = llvm::ArrayType::get(B.getInt32Ty(), TaskIndexParams);
     std::vector<llvm::Constant *> Init;
     for (unsigned I = 0; I < TaskIndexParams; ++I)
-      Init.push_back(B.getInt32(I < 3 ? 0 : 1));
+      Init.push_back(B.getInt32(I < 3 || I == 6 ? 0 : 1)); // index 0 of 1, thread 0 of 1
     auto *G = new llvm::GlobalVariable(*Mod, T, false, llvm::GlobalValue::LinkOnceODRLinkage,
                                        llvm::ConstantArray::get(T, Init), Name, nullptr,
                                        llvm::GlobalValue::GeneralDynamicTLSModel);
