@@ -63,9 +63,7 @@ public:
     auto *Cap = llvm::BasicBlock::Create(Ctx, "cap", F);
     auto *Done = llvm::BasicBlock::Create(Ctx, "done", F);
     B.SetInsertPoint(Entry);
-    llvm::LoadInst *Cached = B.CreateLoad(B.getInt32Ty(), Cache);
-    Cached->setAtomic(llvm::AtomicOrdering::Monotonic);
-    Cached->setAlignment(llvm::Align(4));
+    llvm::Value *Cached = relaxedLoad(B.getInt32Ty(), Cache);
     B.CreateCondBr(B.CreateICmpSGE(Cached, B.getInt32(0)), Done, Compute);
 
     B.SetInsertPoint(Compute);
@@ -103,9 +101,7 @@ public:
     Result->addIncoming(Cached, Entry);
     Result->addIncoming(Level, Compute);
     Result->addIncoming(Capped, Cap);
-    llvm::StoreInst *Store = B.CreateStore(Result, Cache);
-    Store->setAtomic(llvm::AtomicOrdering::Monotonic);
-    Store->setAlignment(llvm::Align(4));
+    relaxedStore(Result, Cache);
     B.CreateRet(Result);
     return F;
   }
@@ -145,9 +141,7 @@ public:
     auto *Resolve = llvm::BasicBlock::Create(Ctx, "resolve", F);
     auto *Call = llvm::BasicBlock::Create(Ctx, "call", F);
     B.SetInsertPoint(Entry);
-    llvm::LoadInst *Cached = B.CreateLoad(B.getPtrTy(), Slot);
-    Cached->setAtomic(llvm::AtomicOrdering::Monotonic);
-    Cached->setAlignment(llvm::Align(8));
+    llvm::Value *Cached = relaxedLoad(B.getPtrTy(), Slot);
     B.CreateCondBr(B.CreateIsNull(Cached), Resolve, Call);
 
     B.SetInsertPoint(Resolve);
@@ -160,9 +154,7 @@ public:
         V = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage, Name + It->second, M);
       Chosen = B.CreateSelect(B.CreateICmpSGE(L, B.getInt32(It->first)), V, Chosen);
     }
-    llvm::StoreInst *Store = B.CreateStore(Chosen, Slot);
-    Store->setAtomic(llvm::AtomicOrdering::Monotonic);
-    Store->setAlignment(llvm::Align(8));
+    relaxedStore(Chosen, Slot);
     B.CreateBr(Call);
 
     B.SetInsertPoint(Call);
@@ -181,6 +173,21 @@ public:
   }
 
 private:
+  /// The caches are read and written by any thread: relaxed atomics (every thread computes
+  /// the same value, so the order does not matter, only that no access tears).
+  llvm::Value *relaxedLoad(llvm::Type *T, llvm::Value *Ptr) {
+    llvm::LoadInst *L = B.CreateLoad(T, Ptr);
+    L->setAtomic(llvm::AtomicOrdering::Monotonic);
+    L->setAlignment(M.getDataLayout().getABITypeAlign(T));
+    return L;
+  }
+
+  void relaxedStore(llvm::Value *V, llvm::Value *Ptr) {
+    llvm::StoreInst *S = B.CreateStore(V, Ptr);
+    S->setAtomic(llvm::AtomicOrdering::Monotonic);
+    S->setAlignment(M.getDataLayout().getABITypeAlign(V->getType()));
+  }
+
   llvm::Module &M;
   llvm::LLVMContext &Ctx;
   llvm::IRBuilder<> B;
