@@ -1,5 +1,6 @@
 // ISPC's code-generation flags on spmdc's LLVM module and target machine: --cpu, --pic,
-// --mcmodel, --x86-asm-syntax, -ffunction-sections, --no-omit-frame-pointer, --stack-protector.
+// --mcmodel, --x86-asm-syntax, -ffunction-sections, --no-omit-frame-pointer, --stack-protector,
+// --opt=fast-math.
 #include "driver/CodeGenFlags.h"
 
 #include "backend/TargetInfo.h"
@@ -7,7 +8,9 @@
 #include "driver/Options.h"
 #include "frontend/Diagnostics.h"
 
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
@@ -15,6 +18,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
+#include <vector>
 
 namespace spmdc {
 
@@ -86,6 +90,34 @@ void selectAsmSyntax(const std::string &Syntax) {
     It->second->addOccurrence(0, "x86-asm-syntax", Syntax);
 }
 
+namespace {
+
+/// --opt=fast-math[:mode]: the freedoms ISPC's modes give, as LLVM fast-math flags on every
+/// floating-point operation. legacy (the mode of a bare fast-math): division by a constant
+/// may become a multiplication by its reciprocal (arcp); balanced adds algebraic
+/// rewriting, contraction to fma and ignoring the sign of zero; aggressive also assumes no
+/// NaN or infinity and allows approximate functions. Empty: no fast-math option given.
+std::optional<llvm::FastMathFlags> fastMathFlags(const std::vector<std::string> &OptFlags) {
+  std::optional<llvm::FastMathFlags> Flags;
+  for (const std::string &O : OptFlags) {
+    if (O != "fast-math" && O.rfind("fast-math:", 0) != 0)
+      continue;
+    llvm::FastMathFlags F;
+    F.setAllowReciprocal();
+    if (O == "fast-math:balanced" || O == "fast-math:aggressive") {
+      F.setAllowReassoc();
+      F.setAllowContract();
+      F.setNoSignedZeros();
+    }
+    if (O == "fast-math:aggressive")
+      F.setFast();
+    Flags = F; // the last one wins, as with ISPC's options
+  }
+  return Flags;
+}
+
+} // namespace
+
 void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerOptions &Opts,
                        const std::string &TuneCpu) {
   // The objects are always position independent (the target machine uses Reloc::PIC_), so
@@ -93,9 +125,14 @@ void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerO
   if (Opts.CodeModel == "large")
     TM.setCodeModel(llvm::CodeModel::Large);
   TM.Options.FunctionSections = Opts.FunctionSections;
+  std::optional<llvm::FastMathFlags> FastMath = fastMathFlags(Opts.OptFlags);
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;
+    if (FastMath)
+      for (llvm::Instruction &I : llvm::instructions(F))
+        if (llvm::isa<llvm::FPMathOperator>(I))
+          I.setFastMathFlags(*FastMath);
     // The target's ISA decides the instructions; the device only the scheduling.
     if (!TuneCpu.empty())
       F.addFnAttr("tune-cpu", TuneCpu);
