@@ -1,6 +1,6 @@
 // ISPC's code-generation flags on spmdc's LLVM module and target machine: --cpu, --pic,
 // --mcmodel, --x86-asm-syntax, -ffunction-sections, --no-omit-frame-pointer, --stack-protector,
-// --opt=fast-math.
+// --opt=fast-math, --opt=disable-assertions.
 #include "driver/CodeGenFlags.h"
 
 #include "backend/TargetInfo.h"
@@ -8,7 +8,10 @@
 #include "driver/Options.h"
 #include "frontend/Diagnostics.h"
 
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -17,6 +20,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -116,6 +120,28 @@ std::optional<llvm::FastMathFlags> fastMathFlags(const std::vector<std::string> 
   return Flags;
 }
 
+/// --opt=disable-assertions: every branch into an assertion's failure block (the block that
+/// calls spmdc_assert_fail, backend/LLVMEmitter.cpp) is made to skip it; LLVM's pipeline then
+/// removes the check and the block.
+void disableAssertions(llvm::Module &M) {
+  llvm::Function *Fail = M.getFunction("spmdc_assert_fail");
+  if (!Fail)
+    return;
+  for (llvm::User *U : Fail->users()) {
+    auto *Call = llvm::dyn_cast<llvm::CallInst>(U);
+    if (!Call)
+      continue;
+    llvm::BasicBlock *FailBlock = Call->getParent();
+    for (llvm::BasicBlock *Pred : llvm::predecessors(FailBlock)) {
+      auto *Br = llvm::dyn_cast<llvm::BranchInst>(Pred->getTerminator());
+      if (!Br || !Br->isConditional())
+        continue;
+      bool FailOnTrue = Br->getSuccessor(0) == FailBlock;
+      Br->setCondition(llvm::ConstantInt::getBool(M.getContext(), !FailOnTrue));
+    }
+  }
+}
+
 } // namespace
 
 void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerOptions &Opts,
@@ -125,6 +151,9 @@ void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerO
   if (Opts.CodeModel == "large")
     TM.setCodeModel(llvm::CodeModel::Large);
   TM.Options.FunctionSections = Opts.FunctionSections;
+  if (std::find(Opts.OptFlags.begin(), Opts.OptFlags.end(), "disable-assertions") !=
+      Opts.OptFlags.end())
+    disableAssertions(M);
   std::optional<llvm::FastMathFlags> FastMath = fastMathFlags(Opts.OptFlags);
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
