@@ -1,6 +1,6 @@
 // ISPC's code-generation flags on spmdc's LLVM module and target machine: --cpu, --pic,
 // --mcmodel, --x86-asm-syntax, -ffunction-sections, --no-omit-frame-pointer, --stack-protector,
-// --opt=fast-math, --opt=disable-assertions.
+// --opt=fast-math, --opt=disable-assertions, --opt=disable-loop-unroll.
 #include "driver/CodeGenFlags.h"
 
 #include "backend/TargetInfo.h"
@@ -8,7 +8,9 @@
 #include "driver/Options.h"
 #include "frontend/Diagnostics.h"
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -142,6 +144,19 @@ void disableAssertions(llvm::Module &M) {
   }
 }
 
+/// --opt=disable-loop-unroll: marks every loop of `F` as not to be unrolled (LLVM's
+/// llvm.loop.unroll.disable), which the unroll passes of the pipeline respect.
+void disableLoopUnrolling(llvm::Function &F) {
+  llvm::DominatorTree Dominators(F);
+  llvm::LoopInfo Loops(Dominators);
+  for (llvm::Loop *L : Loops.getLoopsInPreorder())
+    L->setLoopAlreadyUnrolled();
+}
+
+bool hasOptFlag(const CompilerOptions &Opts, const char *Flag) {
+  return std::find(Opts.OptFlags.begin(), Opts.OptFlags.end(), Flag) != Opts.OptFlags.end();
+}
+
 } // namespace
 
 void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerOptions &Opts,
@@ -151,13 +166,15 @@ void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerO
   if (Opts.CodeModel == "large")
     TM.setCodeModel(llvm::CodeModel::Large);
   TM.Options.FunctionSections = Opts.FunctionSections;
-  if (std::find(Opts.OptFlags.begin(), Opts.OptFlags.end(), "disable-assertions") !=
-      Opts.OptFlags.end())
+  if (hasOptFlag(Opts, "disable-assertions"))
     disableAssertions(M);
+  bool NoUnrolling = hasOptFlag(Opts, "disable-loop-unroll");
   std::optional<llvm::FastMathFlags> FastMath = fastMathFlags(Opts.OptFlags);
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;
+    if (NoUnrolling)
+      disableLoopUnrolling(F);
     if (FastMath)
       for (llvm::Instruction &I : llvm::instructions(F))
         if (llvm::isa<llvm::FPMathOperator>(I))
