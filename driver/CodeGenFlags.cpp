@@ -1,6 +1,6 @@
 // ISPC's code-generation flags on spmdc's LLVM module and target machine: --cpu, --pic,
 // --mcmodel, --x86-asm-syntax, -ffunction-sections, --no-omit-frame-pointer, --stack-protector,
-// --opt=fast-math, --opt=disable-assertions, --opt=disable-loop-unroll.
+// --opt=fast-math, --opt=disable-assertions, --opt=disable-loop-unroll, --opt=disable-zmm.
 #include "driver/CodeGenFlags.h"
 
 #include "backend/TargetInfo.h"
@@ -169,12 +169,19 @@ void applyCodeGenFlags(llvm::Module &M, llvm::TargetMachine &TM, const CompilerO
   if (hasOptFlag(Opts, "disable-assertions"))
     disableAssertions(M);
   bool NoUnrolling = hasOptFlag(Opts, "disable-loop-unroll");
+  bool NoZmm = hasOptFlag(Opts, "disable-zmm");
   std::optional<llvm::FastMathFlags> FastMath = fastMathFlags(Opts.OptFlags);
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;
     if (NoUnrolling)
       disableLoopUnrolling(F);
+    // --opt=disable-zmm: AVX-512 instructions on ymm registers only; X86 splits the 16-wide
+    // vectors in two when no function needs wider ones.
+    if (NoZmm) {
+      F.addFnAttr("prefer-vector-width", "256");
+      F.addFnAttr("min-legal-vector-width", "256");
+    }
     if (FastMath)
       for (llvm::Instruction &I : llvm::instructions(F))
         if (llvm::isa<llvm::FPMathOperator>(I))
