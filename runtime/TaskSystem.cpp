@@ -412,24 +412,34 @@ extern "C" void *spmdc_task_alloc(void **Handle, int64_t Size, int32_t Alignment
   return Group->allocate(static_cast<size_t>(Size), effectiveAlignment(Alignment));
 }
 
-extern "C" void spmdc_task_launch(void **Handle, spmdc_task_fn Function, void *Data, int32_t Count0,
-                                  int32_t Count1, int32_t Count2) {
+namespace {
+
+// Both launch entries: one of Function and IspcFunction is set; `Caller` names the entry in
+// the fatal error.
+void launchInGroup(void **Handle, spmdc_task_fn Function, spmdc_ispc_task_fn IspcFunction,
+                   void *Data, int32_t Count0, int32_t Count1, int32_t Count2,
+                   const char *Caller) {
   TaskGroup *Group = groupOf(Handle);
   if (Count0 <= 0 || Count1 <= 0 || Count2 <= 0)
     return;
-  if (!Function)
-    fatal("spmdc_task_launch: null task function");
-  Pool::get().launch(Group, Function, nullptr, Data, Count0, Count1, Count2);
+  if (!Function && !IspcFunction) {
+    char Message[96];
+    std::snprintf(Message, sizeof(Message), "%s: null task function", Caller);
+    fatal(Message);
+  }
+  Pool::get().launch(Group, Function, IspcFunction, Data, Count0, Count1, Count2);
+}
+
+} // namespace
+
+extern "C" void spmdc_task_launch(void **Handle, spmdc_task_fn Function, void *Data, int32_t Count0,
+                                  int32_t Count1, int32_t Count2) {
+  launchInGroup(Handle, Function, nullptr, Data, Count0, Count1, Count2, "spmdc_task_launch");
 }
 
 extern "C" void spmdc_task_launch_ispc(void **Handle, spmdc_ispc_task_fn Function, void *Data,
                                        int32_t Count0, int32_t Count1, int32_t Count2) {
-  TaskGroup *Group = groupOf(Handle);
-  if (Count0 <= 0 || Count1 <= 0 || Count2 <= 0)
-    return;
-  if (!Function)
-    fatal("ISPCLaunch: null task function");
-  Pool::get().launch(Group, nullptr, Function, Data, Count0, Count1, Count2);
+  launchInGroup(Handle, nullptr, Function, Data, Count0, Count1, Count2, "ISPCLaunch");
 }
 
 extern "C" void spmdc_task_sync(void *Handle) {
