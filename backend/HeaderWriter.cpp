@@ -1,4 +1,4 @@
-// Writes the C/C++ header (`-h`) declaring a module's export functions.
+// Writes the C/C++ header (`-h`) declaring a module's export functions, in ISPC's layout.
 #include "backend/HeaderWriter.h"
 
 #include "frontend/AST.h"
@@ -9,6 +9,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -16,11 +17,49 @@ namespace spmdc {
 
 namespace {
 
+/// ISPC's section rule: a comment line of 75 slashes.
+const char *const Rule = "///////////////////////////////////////////////////////////////////////////\n";
+
+/// ISPC's alignment macros: every ISPC header defines them (the struct definitions of
+/// ISPC headers with explicit alignment use them).
+const char *const AlignmentMacros =
+    "/* Portable alignment macro that works across different compilers and standards */\n"
+    "#if defined(__cplusplus) && __cplusplus >= 201103L\n"
+    "/* C++11 or newer - use alignas keyword */\n"
+    "#define __ISPC_ALIGN__(x) alignas(x)\n"
+    "#elif defined(__GNUC__) || defined(__clang__)\n"
+    "/* GCC or Clang - use __attribute__ */\n"
+    "#define __ISPC_ALIGN__(x) __attribute__((aligned(x)))\n"
+    "#elif defined(_MSC_VER)\n"
+    "/* Microsoft Visual C++ - use __declspec */\n"
+    "#define __ISPC_ALIGN__(x) __declspec(align(x))\n"
+    "#else\n"
+    "/* Unknown compiler/standard - alignment not supported */\n"
+    "#define __ISPC_ALIGN__(x)\n"
+    "#warning \"Alignment not supported on this compiler\"\n"
+    "#endif // defined(__cplusplus) && __cplusplus >= 201103L\n"
+    "#ifndef __ISPC_ALIGNED_STRUCT__\n"
+    "#if defined(__clang__) || !defined(_MSC_VER) || _MSC_VER > 1943\n"
+    "// Clang, GCC, ICC, Visual Studio\n"
+    "#define __ISPC_ALIGNED_STRUCT__(s) struct __ISPC_ALIGN__(s)\n"
+    "#else\n"
+    "// Older Visual Studio\n"
+    "#define __ISPC_ALIGNED_STRUCT__(s) __ISPC_ALIGN__(s) struct\n"
+    "#endif // defined(__clang__) || !defined(_MSC_VER) || _MSC_VER > 1943\n"
+    "#endif // __ISPC_ALIGNED_STRUCT__\n";
+
+const char *const ExternCCondition =
+    "#if defined(__cplusplus) && (! defined(__ISPC_NO_EXTERN_C) || !__ISPC_NO_EXTERN_C )\n";
+
+/// Writes the x86 header in ISPC's layout and spellings (ISPC 1.32's -h output): the enums
+/// and structs the export functions use, each behind ISPC's __ISPC_ENUM_/__ISPC_STRUCT_
+/// guard, then the functions in `extern "C"`, all inside `namespace ispc` for C++.
 class HeaderWriter {
 public:
   explicit HeaderWriter(DiagnosticEngine &Diags) : Diags(Diags) {}
 
-  /// The C spelling of `T` around `Name` (C declarators put arrays after names).
+  /// The C spelling of `T` around `Name` (C declarators put arrays after names), as ISPC
+  /// spells it: `float * p`, `struct S s`, `enum E e`, `__fp16 h`.
   std::string cType(const Type *T, const std::string &Name) {
     std::string Const = T->isConst() ? "const " : "";
     switch (T->getKind()) {
@@ -45,12 +84,16 @@ public:
     case Type::UInt64:
       return Const + "uint64_t" + sep(Name);
     case Type::Float16:
-      return Const + "_Float16" + sep(Name);
+      return Const + "__fp16" + sep(Name);
     case Type::Float:
       return Const + "float" + sep(Name);
     case Type::Double:
       return Const + "double" + sep(Name);
     case Type::Enum:
+      if (EnumDecl *ED = T->getEnumDecl(); ED && !ED->Name.empty()) {
+        useEnum(ED);
+        return Const + "enum " + ED->Name + sep(Name);
+      }
       return Const + "int32_t" + sep(Name);
     case Type::Pointer:
       return cType(T->getPointee(), "*" + std::string(T->isConst() ? " const" : "") + sep(Name));
@@ -62,7 +105,7 @@ public:
     case Type::Struct:
       if (T->isVarying())
         Ok = false;
-      Structs.insert(T->getStructDecl());
+      useStruct(T->getStructDecl());
       return Const + "struct " + T->getStructDecl()->Name + sep(Name);
     case Type::Function:
       Ok = false;
@@ -73,71 +116,142 @@ public:
 
   static std::string sep(const std::string &Name) { return Name.empty() ? "" : " " + Name; }
 
-  void structDef(StructDecl *SD, llvm::raw_ostream &OS, std::set<StructDecl *> &Done) {
-    if (!Done.insert(SD).second)
-      return;
-    std::string Body;
-    for (const FieldDecl &F : SD->Fields) {
-      const Type *T = F.Ty;
-      std::string Decl;
-      if (T->isArray()) {
-        std::string Dims;
-        while (T->isArray()) {
-          Dims += "[" + std::to_string(T->getArraySize()) + "]";
-          T = T->getElementType();
-        }
-        Decl = cType(T, F.Name + Dims);
-      } else {
-        Decl = cType(T, F.Name);
+  /// The declaration of one export function (ISPC's: references are `&` in C++ and `*` in C).
+  std::string functionDecl(ir::Function &F) {
+    std::string Params, ParamsC;
+    bool HasReference = false;
+    // Params[0] is the mask, which the C entry supplies itself. The declared types say which
+    // parameters are references (the IR passes them as pointers).
+    const std::vector<const Type *> &Declared = F.Ty->getParamTypes();
+    size_t First = F.HasMaskParam ? 1 : 0;
+    for (size_t I = First; I < F.Params.size(); ++I) {
+      const Type *T = F.Params[I]->Ty;
+      if (I - First < Declared.size() && Declared[I - First]->isReference())
+        T = Declared[I - First];
+      const std::string &N = F.Params[I]->NameHint;
+      std::string Sep = Params.empty() ? "" : ", ";
+      if (T->isReference()) {
+        HasReference = true;
+        Params += Sep + cType(T->getPointee(), "&" + N);
+        ParamsC += Sep + cType(T->getPointee(), "*" + N);
+        continue;
       }
-      Body += "  " + Decl + ";\n";
+      std::string P = cType(T, N);
+      Params += Sep + P;
+      ParamsC += Sep + P;
     }
-    OS << "struct " << SD->Name << " {\n" << Body << "};\n\n";
+    auto Decl = [&](const std::string &List) {
+      return "    extern " + cType(F.Ty->getReturnType(), F.Symbol) + "(" + List + ");\n";
+    };
+    if (!HasReference)
+      return Decl(Params);
+    return "#if defined(__cplusplus)\n" + Decl(Params) + "#else\n" + Decl(ParamsC) +
+           "#endif // " + F.Symbol + " function declaraion\n";
   }
 
-  bool write(ir::Module &M, const std::string &Path) {
+  bool write(ir::Module &M, const std::string &Path, const HeaderOptions &Options) {
+    // ISPC declares the functions in the order of their names (export names are unique).
+    std::vector<ir::Function *> Exports;
+    for (auto &F : M.Functions)
+      if (F->flags().Export && F->Body)
+        Exports.push_back(F.get());
+    std::sort(Exports.begin(), Exports.end(),
+                     [](ir::Function *A, ir::Function *B) { return A->Symbol < B->Symbol; });
+    std::string Decls;
+    for (ir::Function *F : Exports)
+      Decls += functionDecl(*F);
+    if (!Ok) {
+      Diags.errorNoLoc("an export function uses a type that C cannot express");
+      return false;
+    }
+    std::string Text = "//\n// " + Path +
+                       "\n// (Header automatically generated by spmdc, in the ispc compiler's form.)\n"
+                       "// DO NOT EDIT THIS FILE.\n//\n\n";
+    std::string Guard = "ISPC_" + Path;
+    for (char &C : Guard)
+      C = std::isalnum(static_cast<unsigned char>(C)) ? std::toupper(C) : '_';
+    if (Options.PragmaOnce)
+      Text += "#pragma once\n#include <stdint.h>\n\n";
+    else
+      Text += "#ifndef " + Guard + "\n#define " + Guard + "\n\n#include <stdint.h>\n\n";
+    Text += "#if !defined(__cplusplus)\n"
+            "#if defined(__STDC_VERSION__) && (__STDC_VERSION__ >= 199901L)\n"
+            "#include <stdbool.h>\n#else\ntypedef int bool;\n#endif\n#endif\n\n\n\n"
+            "#ifdef __cplusplus\nnamespace ispc { /* namespace */\n#endif // __cplusplus\n";
+    if (!Enums.empty()) {
+      Text += std::string(Rule) + "// Enumerator types with external visibility from ispc code\n" +
+              Rule + "\n";
+      for (EnumDecl *ED : Enums)
+        Text += enumDefinition(*ED);
+    }
+    Text += "\n" + std::string(AlignmentMacros) + "\n";
+    for (StructDecl *SD : Structs)
+      Text += structDefinition(*SD);
+    Text += "\n" + std::string(Rule) + "// Functions exported from ispc code\n" + Rule +
+            ExternCCondition + "extern \"C\" {\n#endif // __cplusplus\n" + Decls +
+            ExternCCondition + "} /* end extern C */\n#endif // __cplusplus\n\n\n" +
+            "#ifdef __cplusplus\n} /* namespace */\n#endif // __cplusplus\n";
+    if (!Options.PragmaOnce)
+      Text += "\n#endif // " + Guard + "\n";
+
     std::error_code EC;
     llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Text);
     if (EC) {
       Diags.errorNoLoc("cannot write '" + Path + "': " + EC.message());
       return false;
     }
-    std::string Decls;
-    for (auto &F : M.Functions) {
-      if (!F->flags().Export || !F->Body)
-        continue;
-      std::string Params;
-      // Params[0] is the mask, which the C entry supplies itself.
-      for (size_t I = F->HasMaskParam ? 1 : 0; I < F->Params.size(); ++I) {
-        if (!Params.empty())
-          Params += ", ";
-        Params += cType(F->Params[I]->Ty, F->Params[I]->NameHint);
-      }
-      Decls += "extern " + cType(F->Ty->getReturnType(), F->Symbol) + "(" +
-               (Params.empty() ? "void" : Params) + ");\n";
-    }
-    if (!Ok) {
-      Diags.errorNoLoc("an export function uses a type that C cannot express");
-      return false;
-    }
-    std::string Guard = "SPMDC_" + llvm::sys::path::stem(Path).str() + "_H";
-    for (char &C : Guard)
-      C = std::isalnum(static_cast<unsigned char>(C)) ? std::toupper(C) : '_';
-    OS << "// Generated by spmdc: the export functions of this module.\n"
-       << "#ifndef " << Guard << "\n#define " << Guard << "\n\n"
-       << "#include <stdint.h>\n#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n"
-       << "#ifdef __cplusplus\nnamespace spmd {\nextern \"C\" {\n#endif\n\n";
-    std::set<StructDecl *> Done;
-    for (StructDecl *SD : std::set<StructDecl *>(Structs))
-      structDef(SD, OS, Done);
-    OS << Decls << "\n#ifdef __cplusplus\n} // extern \"C\"\n} // namespace spmd\n#endif\n\n"
-       << "#endif // " << Guard << "\n";
+    OS << Text;
     return true;
   }
 
 private:
+  /// Structs in definition order: a struct after every struct its fields hold by value.
+  void useStruct(StructDecl *SD) {
+    if (!Seen.insert(SD).second)
+      return;
+    for (const FieldDecl &F : SD->Fields)
+      fieldDecl(F); // registers the field types first
+    Structs.push_back(SD);
+  }
+
+  void useEnum(EnumDecl *ED) {
+    if (std::find(Enums.begin(), Enums.end(), ED) == Enums.end())
+      Enums.push_back(ED);
+  }
+
+  std::string fieldDecl(const FieldDecl &F) {
+    const Type *T = F.Ty;
+    if (!T->isArray())
+      return cType(T, F.Name);
+    std::string Dims;
+    while (T->isArray()) {
+      Dims += "[" + std::to_string(T->getArraySize()) + "]";
+      T = T->getElementType();
+    }
+    return cType(T, F.Name + Dims);
+  }
+
+  std::string structDefinition(StructDecl &SD) {
+    std::string Guard = "__ISPC_STRUCT_" + SD.Name + "__";
+    std::string Body = "#ifndef " + Guard + "\n#define " + Guard + "\nstruct " + SD.Name + " {\n";
+    for (const FieldDecl &F : SD.Fields)
+      Body += "    " + fieldDecl(F) + ";\n";
+    return Body + "};\n#endif\n\n";
+  }
+
+  static std::string enumDefinition(EnumDecl &ED) {
+    std::string Guard = "__ISPC_ENUM_" + ED.Name + "__";
+    std::string Body = "#ifndef " + Guard + "\n#define " + Guard + "\nenum " + ED.Name + " {\n";
+    for (size_t I = 0; I < ED.Constants.size(); ++I)
+      Body += "    " + ED.Constants[I]->Name + " = " + std::to_string(ED.Constants[I]->Resolved) +
+              (I + 1 < ED.Constants.size() ? ",\n" : " \n");
+    return Body + "};\n#endif\n\n";
+  }
+
   DiagnosticEngine &Diags;
-  std::set<StructDecl *> Structs;
+  std::set<StructDecl *> Seen;
+  std::vector<StructDecl *> Structs;
+  std::vector<EnumDecl *> Enums;
   bool Ok = true;
 };
 
@@ -252,8 +366,9 @@ bool writeHostHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &D
   return true;
 }
 
-bool writeHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &Diags) {
-  return HeaderWriter(Diags).write(M, Path);
+bool writeHeader(ir::Module &M, const std::string &Path, const HeaderOptions &Options,
+                 DiagnosticEngine &Diags) {
+  return HeaderWriter(Diags).write(M, Path, Options);
 }
 
 } // namespace spmdc

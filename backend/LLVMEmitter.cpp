@@ -420,8 +420,9 @@ private:
       Fn->getArg(I)->setName(F.Params[I]->NameHint);
     }
     if (F.flags().Task) {
-      static const char *Names[TaskIndexParams] = {"taskIndex0", "taskIndex1", "taskIndex2",
-                                                   "taskCount0", "taskCount1", "taskCount2"};
+      static const char *Names[TaskIndexParams] = {"taskIndex0", "taskIndex1",  "taskIndex2",
+                                                   "taskCount0", "taskCount1",  "taskCount2",
+                                                   "threadIndex", "threadCount"};
       for (unsigned I = 0; I < TaskIndexParams; ++I)
         Fn->getArg(F.Params.size() + I)->setName(Names[I]);
     }
@@ -687,6 +688,8 @@ private:
     case BuiltinVar::TaskCount:
     case BuiltinVar::BlockIndex:
     case BuiltinVar::BlockCount:
+    case BuiltinVar::ThreadIndex:
+    case BuiltinVar::ThreadCount:
       set(O, taskBuiltin(O.BuiltinId));
       return;
     case BuiltinVar::None:
@@ -730,6 +733,7 @@ private:
       return sreg(nvvm_read_ptx_sreg_nctaid_z);
     case BuiltinVar::TaskCount:
     case BuiltinVar::TaskCount0:
+    case BuiltinVar::ThreadCount: // a warp is the GPU's "hardware thread" of a task
       return B.CreateUDiv(
           B.CreateMul(sreg(nvvm_read_ptx_sreg_nctaid_x), sreg(nvvm_read_ptx_sreg_ntid_x)),
           B.getInt32(32));
@@ -779,7 +783,9 @@ private:
     B.CreateRetVoid();
   }
 
-  static constexpr unsigned TaskIndexParams = 6;
+  /// A task's own parameters after the declared ones: taskIndex0..2, taskCount0..2, then
+  /// ISPC's threadIndex and threadCount.
+  static constexpr unsigned TaskIndexParams = 8;
 
   static bool containsOp(ir::Region &R, OpCode Code) {
     for (auto &O : R.Ops) {
@@ -826,6 +832,10 @@ private:
       return Arg(4);
     case BuiltinVar::TaskCount2:
       return Arg(5);
+    case BuiltinVar::ThreadIndex:
+      return Arg(6);
+    case BuiltinVar::ThreadCount:
+      return Arg(7);
     case BuiltinVar::TaskCount:
     case BuiltinVar::BlockCount:
       return B.CreateMul(B.CreateMul(Arg(3), Arg(4)), Arg(5));
@@ -840,13 +850,21 @@ private:
     return Mod->getOrInsertFunction(Name, llvm::FunctionType::get(Ret, Params, false));
   }
 
-  /// A function that launched tasks waits for them before it returns (as ISPC).
+  /// A function that launched tasks waits for them before it returns (as ISPC). ISPC's task
+  /// ABI (the guide's "Task Parallelism"): ISPCSync(handle) only once a launch or an
+  /// allocation made the handle non-null.
   void emitSync() {
     if (!LaunchGroup)
       return;
     llvm::Value *G = B.CreateLoad(B.getPtrTy(), LaunchGroup);
-    B.CreateCall(runtimeFn("spmdc_task_sync", B.getVoidTy(), {B.getPtrTy()}), {G});
+    auto *Sync = llvm::BasicBlock::Create(Ctx, "sync", Fn);
+    auto *Done = llvm::BasicBlock::Create(Ctx, "sync.done", Fn);
+    B.CreateCondBr(B.CreateIsNotNull(G), Sync, Done);
+    B.SetInsertPoint(Sync);
+    B.CreateCall(runtimeFn("ISPCSync", B.getVoidTy(), {B.getPtrTy()}), {G});
     B.CreateStore(llvm::Constant::getNullValue(B.getPtrTy()), LaunchGroup);
+    B.CreateBr(Done);
+    B.SetInsertPoint(Done);
   }
 
   void emitReturn(llvm::Value *V) {
@@ -857,14 +875,16 @@ private:
       B.CreateRetVoid();
   }
 
-  /// The runtime calls `fn(data, i0, i1, i2, c0, c1, c2)`; this entry unpacks
-  /// the argument block and calls the task with every lane on.
+  /// ISPC's task function: `fn(data, threadIndex, threadCount, taskIndex, taskCount, i0, i1,
+  /// i2, c0, c1, c2)`, called by the task system's ISPCLaunch; this entry unpacks the
+  /// argument block and calls the task with every lane on.
+  static constexpr unsigned TaskEntryIndexOffset = 5; ///< data, thread index/count, task index/count
   llvm::Function *taskEntry(ir::Function &Task, llvm::StructType *ArgsTy) {
     auto It = TaskEntries.find(&Task);
     if (It != TaskEntries.end())
       return It->second;
     std::vector<llvm::Type *> Params = {B.getPtrTy()};
-    Params.insert(Params.end(), TaskIndexParams, B.getInt32Ty());
+    Params.insert(Params.end(), TaskEntryIndexOffset - 1 + 6, B.getInt32Ty());
     auto *E = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), Params, false),
                                      llvm::GlobalValue::InternalLinkage,
                                      Task.Symbol + "___task_entry", *Mod);
@@ -874,8 +894,12 @@ private:
     for (unsigned I = 1; I < Task.Params.size(); ++I)
       Args.push_back(EB.CreateLoad(ArgsTy->getElementType(I - 1),
                                    EB.CreateStructGEP(ArgsTy, E->getArg(0), I - 1)));
-    for (unsigned I = 0; I < TaskIndexParams; ++I)
-      Args.push_back(E->getArg(1 + I));
+    std::vector<llvm::Value *> Indices;
+    for (unsigned I = 0; I < 6; ++I) // taskIndex0..2, taskCount0..2
+      Indices.push_back(E->getArg(TaskEntryIndexOffset + I));
+    Indices.push_back(E->getArg(1)); // threadIndex
+    Indices.push_back(E->getArg(2)); // threadCount
+    Args.insert(Args.end(), Indices.begin(), Indices.end());
     // The functions the task calls read its indices from the thread's task
     // context; the previous one comes back afterwards, since a worker thread
     // may run this task inside another task's sync.
@@ -883,7 +907,7 @@ private:
     llvm::Value *ContextAddr = EB.CreateThreadLocalAddress(Context);
     llvm::Value *Saved = EB.CreateLoad(Context->getValueType(), ContextAddr);
     for (unsigned I = 0; I < TaskIndexParams; ++I)
-      EB.CreateStore(E->getArg(1 + I),
+      EB.CreateStore(Indices[I],
                      EB.CreateConstInBoundsGEP2_32(Context->getValueType(), ContextAddr, 0, I));
     EB.CreateCall(Functions[&Task], Args);
     EB.CreateStore(Saved, ContextAddr);
@@ -900,7 +924,7 @@ private:
     auto *T = llvm::ArrayType::get(B.getInt32Ty(), TaskIndexParams);
     std::vector<llvm::Constant *> Init;
     for (unsigned I = 0; I < TaskIndexParams; ++I)
-      Init.push_back(B.getInt32(I < 3 ? 0 : 1));
+      Init.push_back(B.getInt32(I < 3 || I == 6 ? 0 : 1)); // index 0 of 1, thread 0 of 1
     auto *G = new llvm::GlobalVariable(*Mod, T, false, llvm::GlobalValue::LinkOnceODRLinkage,
                                        llvm::ConstantArray::get(T, Init), Name, nullptr,
                                        llvm::GlobalValue::GeneralDynamicTLSModel);
@@ -916,7 +940,7 @@ private:
     llvm::StructType *ArgsTy = llvm::StructType::get(Ctx, Fields);
     const llvm::DataLayout &DL = Mod->getDataLayout();
     llvm::Value *Data = B.CreateCall(
-        runtimeFn("spmdc_task_alloc", B.getPtrTy(), {B.getPtrTy(), B.getInt64Ty(), B.getInt32Ty()}),
+        runtimeFn("ISPCAlloc", B.getPtrTy(), {B.getPtrTy(), B.getInt64Ty(), B.getInt32Ty()}),
         {LaunchGroup, B.getInt64(DL.getTypeAllocSize(ArgsTy)),
          B.getInt32(DL.getABITypeAlign(ArgsTy).value())});
     for (unsigned I = 0; I < O.Operands.size() && I < Fields.size(); ++I)
@@ -924,7 +948,7 @@ private:
     llvm::Value *Counts[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
     for (unsigned I = 0; I < O.LaunchCounts.size() && I < 3; ++I)
       Counts[I] = val(O.LaunchCounts[I]);
-    B.CreateCall(runtimeFn("spmdc_task_launch", B.getVoidTy(),
+    B.CreateCall(runtimeFn("ISPCLaunch", B.getVoidTy(),
                            {B.getPtrTy(), B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(),
                             B.getInt32Ty(), B.getInt32Ty()}),
                  {LaunchGroup, taskEntry(Task, ArgsTy), Data, Counts[0], Counts[1], Counts[2]});

@@ -2,6 +2,7 @@
 #include "driver/Options.h"
 
 #include "backend/TargetInfo.h"
+#include "driver/IspcFlags.h"
 #include "ir/HorizontalFusion.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -123,6 +124,56 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.DisableFMA = true;
       continue;
     }
+    if (A == "--werror") {
+      O.WarningsAsErrors = true;
+      continue;
+    }
+    if (A == "--quiet") { // ISPC: no warnings (errors still show: a failed build must say why)
+      O.Warnings = false;
+      continue;
+    }
+    if (A == "--pic" || A == "--PIC") {
+      O.PIC = true;
+      continue;
+    }
+    if (A == "-M") {
+      O.DepsMakeRule = true;
+      continue;
+    }
+    if (A == "-ffunction-sections" || A == "-fno-function-sections") {
+      O.FunctionSections = A == "-ffunction-sections";
+      continue;
+    }
+    if (A == "--no-omit-frame-pointer") {
+      O.NoOmitFramePointer = true;
+      continue;
+    }
+    if (A == "--no-pragma-once") {
+      O.NoPragmaOnce = true;
+      continue;
+    }
+    if (A == "--stack-protector") {
+      O.StackProtector = "on";
+      continue;
+    }
+    // ISPC options with no effect on spmdc's output (docs/cli.md says why).
+    if (A == "--colored-output" || A == "--wrap-signed-int" || A == "--no-wrap-signed-int" ||
+        A == "--internal-export-functions" || A == "--no-internal-export-functions" ||
+        A == "--include-float16-conversions" || A == "--no-vectorcall")
+      continue;
+    if (A == "--help-dev") {
+      O.ShowHelp = true;
+      continue;
+    }
+    if (A == "--support-matrix") {
+      O.PrintTargets = true;
+      continue;
+    }
+    {
+      llvm::StringRef Flag = A.split('=').first;
+      if (std::optional<std::string> Why = unsupportedIspcOption(Flag))
+        return fail("ISPC option '" + Flag + "' is not supported: " + *Why);
+    }
     if (A == "--no-variability-analysis") {
       O.VariabilityAnalysis = false;
       continue;
@@ -156,6 +207,60 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       continue;
     }
     TRY_VALUE("--target", O.Target = V)
+    TRY_VALUE("--arch", {
+      if (V != "x86-64" && V != "x86_64")
+        return fail("--arch=" + V + " is not supported: spmdc builds x86-64 objects (and NVPTX "
+                                    "with --target=nvptx)");
+    })
+    TRY_VALUE("--target-os", {
+      if (V != "linux")
+        return fail("--target-os=" + V + " is not supported: spmdc builds for linux");
+    })
+    TRY_VALUE("--cpu", O.Cpu = V)
+    TRY_VALUE("--device", O.Cpu = V)
+    TRY_VALUE("--opt", {
+      if (!isIspcOptFlag(V))
+        return fail("unknown --opt value '" + V + "' (see --help)");
+      if (V == "disable-fma")
+        O.DisableFMA = true;
+      else
+        O.OptFlags.push_back(V);
+    })
+    TRY_VALUE("--addressing", {
+      if (V != "32" && V != "64")
+        return fail("--addressing=" + V + ": only 32 and 64 are allowed");
+      O.Addressing = V == "32" ? 32 : 64;
+    })
+    TRY_VALUE("--x86-asm-syntax", {
+      if (V != "intel" && V != "att")
+        return fail("unknown --x86-asm-syntax value '" + V + "' (expected intel or att)");
+      O.AsmSyntax = V;
+    })
+    TRY_VALUE("--mcmodel", {
+      if (V != "small" && V != "large")
+        return fail("unknown --mcmodel value '" + V + "' (expected small or large)");
+      O.CodeModel = V;
+    })
+    TRY_VALUE("--stack-protector", {
+      if (V != "on" && V != "strong" && V != "all" && V != "none")
+        return fail("unknown --stack-protector value '" + V +
+                    "' (expected on, strong, all or none)");
+      O.StackProtector = V;
+    })
+    TRY_VALUE("--dwarf-version", {
+      if (V != "2" && V != "3" && V != "4" && V != "5")
+        return fail("--dwarf-version=" + V + ": expected 2, 3, 4 or 5");
+      O.DebugInfo = true;
+    })
+    TRY_VALUE("--force-alignment", {
+      unsigned N;
+      if (llvm::StringRef(V).getAsInteger(10, N) || N == 0 || (N & (N - 1)))
+        return fail("--force-alignment needs a power of two, not '" + V + "'");
+    })
+    TRY_VALUE("--outfile", O.Output = V)
+    TRY_VALUE("-MF", O.DepFile = V)
+    TRY_VALUE("-MT", O.DepTarget = V)
+    TRY_VALUE("-MMM", O.DepList = V)
     TRY_VALUE("--emit", {
       auto K = parseEmit(V);
       if (!K)
@@ -202,13 +307,16 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
     O.Input = A.str();
     SawInput = true;
   }
-  if (!SawInput && !O.ShowHelp && !O.ShowVersion && !O.PrintHostTargets)
+  if (!SawInput && !O.ShowHelp && !O.ShowVersion && !O.PrintHostTargets && !O.PrintTargets)
     return fail("no input file (see --help)");
   return O;
 }
 
 void printVersion(llvm::raw_ostream &OS) {
   OS << "spmdc version 0.1.0 (LLVM " << LLVM_VERSION_STRING << ")\n";
+  // CMake's ISPC language reads the version from this spelling (CMakeDetermineCompilerId).
+  OS << "A drop-in for Intel(r) Implicit SPMD Program Compiler (Intel(r) ISPC), 1.32.0: its "
+        "command line, header and task ABI\n";
 }
 
 void printHelp(llvm::raw_ostream &OS) {
@@ -223,7 +331,16 @@ void printHelp(llvm::raw_ostream &OS) {
   for (const std::string &T : targetNames())
     OS << ' ' << T;
   OS << "\n"
-        "  -o <file>           output file ('-' or none: standard output for text)\n"
+        "                      a comma-separated list (--target=sse4-i32x4,avx2-i32x8) builds\n"
+        "                      one object per target (<out>_sse4.o ...) and <out> itself,\n"
+        "                      which calls the best one this CPU runs (docs/ecosystem.md)\n"
+        "  --arch=x86-64       the only x86 architecture (ISPC's --arch)\n"
+        "  --target-os=linux   the only operating system\n"
+        "  --cpu=<device>, --device=<device>\n"
+        "                      tune for ISPC's device <device> (skx, haswell, znver4, ...); it\n"
+        "                      must run the target's ISA; alone, it picks the widest target\n"
+        "  -o <file>, --outfile=<file>\n"
+        "                      output file ('-' or none: standard output for text)\n"
         "  -h <file>, --header-outfile=<file>\n"
         "                      write a C/C++ header for the exported functions\n"
         "  -E                  preprocess only: write the preprocessed text and stop\n"
@@ -238,15 +355,43 @@ void printHelp(llvm::raw_ostream &OS) {
         "  --emit-asm          assembly (same as --emit=asm)\n"
         "  --emit-obj          object file (same as --emit=obj, the default)\n"
         "  --dump-stdlib       with --emit=ast, also dump the standard library prelude\n"
+        "  --no-pragma-once    the header uses an #ifndef guard instead of #pragma once\n"
+        "  -M                  write a make rule of the files read (to -MF, else stdout)\n"
+        "  -MF <file>          with -M: the dependency file\n"
+        "  -MT <target>        with -M: the rule's target (default: the object file)\n"
+        "  -MMM <file>         write every file read, one per line\n"
+        "  @<file>             read more arguments from <file>\n"
         "\n"
         "code generation:\n"
         "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
-        "  -g                  emit debug information\n"
+        "  -g, --dwarf-version=<n>\n"
+        "                      accepted; no debug information is written yet\n"
         "  --math-lib=<lib>    transcendental functions: default (spmdc's vector kernels),\n"
         "                      fast (the same kernels), system (the C library's, called once\n"
         "                      per active lane; x86 only), svml (refused: not linked)\n"
         "  --opt=disable-fma   NVPTX: do not contract a*b+c into fma (the default there, as\n"
         "                      nvcc); x86 targets never contract, so all agree bit for bit\n"
+        "  --opt=fast-math[:legacy|balanced|aggressive]\n"
+        "                      x86: ISPC's non-IEEE freedoms as LLVM fast-math flags\n"
+        "  --opt=disable-assertions\n"
+        "                      x86: remove the assert checks\n"
+        "  --opt=disable-loop-unroll\n"
+        "                      x86: loops are not unrolled\n"
+        "  --opt=disable-zmm   avx512skx-x16: ymm registers only\n"
+        "  --opt=<o>           ISPC's other --opt values (disable-gathers, disable-scatters,\n"
+        "                      force-aligned-memory, ...): accepted without effect yet\n"
+        "  --pic, --PIC        position-independent code (spmdc's objects always are)\n"
+        "  --addressing=32|64  ISPC's index width for address arithmetic (spmdc uses 64)\n"
+        "  --x86-asm-syntax=intel|att\n"
+        "                      the syntax of --emit-asm (default att)\n"
+        "  --mcmodel=small|large\n"
+        "                      the code model (default small)\n"
+        "  -ffunction-sections, -fno-function-sections\n"
+        "                      each function in its own section (default off)\n"
+        "  --no-omit-frame-pointer\n"
+        "                      keep the frame pointer in every function\n"
+        "  --stack-protector[=on|strong|all|none]\n"
+        "                      stack protectors, as ISPC and gcc\n"
         "  --no-variability-analysis\n"
         "                      keep declared variability (no uniform/affine rewrite)\n"
         "\n"
@@ -265,7 +410,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "                      fusions one per line in the --hfuse syntax ('#' comments)\n"
         "\n"
         "diagnostics:\n"
-        "  -w, --woff          no warnings\n"
+        "  -w, --woff, --quiet no warnings\n"
+        "  --werror            warnings are errors\n"
         "  -Wno-perf, --wno-perf\n"
         "                      no performance warnings (also #pragma ignore warning(perf))\n"
         "  --error-limit=<n>   stop after n errors (default 20, 0: no limit)\n"
@@ -278,6 +424,10 @@ void printHelp(llvm::raw_ostream &OS) {
         "\n"
         "  --print-host-targets\n"
         "                      list the x86 targets this CPU can run and exit\n"
+        "  --support-matrix    list every target spmdc builds for and exit\n"
+        "  --colored-output, --[no-]wrap-signed-int, --[no-]internal-export-functions,\n"
+        "  --include-float16-conversions, --force-alignment=<n>\n"
+        "                      ISPC options accepted without effect (docs/cli.md)\n"
         "  --version, -v       print the version and exit\n"
         "  --help, -help       print this help and exit\n";
 }

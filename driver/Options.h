@@ -30,6 +30,8 @@ struct CompilerOptions {
   std::string Input;        ///< source file, "-" for standard input
   std::string Output;       ///< -o; empty: stdout for text outputs, "<input>.o" for objects
   std::string HeaderOutput; ///< -h
+  /// --target: one name, or ISPC's comma-separated list (one object per target plus a
+  /// dispatching one, driver/MultiTarget.cpp).
   std::string Target = "host";
   unsigned OptLevel = 2;
   bool DebugInfo = false;
@@ -45,6 +47,25 @@ struct CompilerOptions {
   bool DumpStdlib = false; ///< --emit=ast also dumps the prelude
   bool Warnings = true;
   bool PerfWarnings = true;
+  bool WarningsAsErrors = false; ///< --werror
+
+  // ISPC's code-generation options (docs/cli.md says which change the code and how).
+  bool PIC = false;         ///< --pic/--PIC (objects are always position independent)
+  std::string Cpu;          ///< --cpu/--device, ISPC's spelling; tunes for that CPU
+  std::vector<std::string> OptFlags; ///< --opt= values other than disable-fma, in order
+  unsigned Addressing = 32; ///< --addressing=32|64 (ISPC's default is 32)
+  std::string AsmSyntax;    ///< --x86-asm-syntax=intel|att ("" is att)
+  std::string CodeModel;    ///< --mcmodel=small|large ("" is small)
+  bool FunctionSections = false;   ///< -ffunction-sections
+  bool NoOmitFramePointer = false; ///< --no-omit-frame-pointer
+  std::string StackProtector;      ///< --stack-protector[=on|strong|all|none]
+  bool NoPragmaOnce = false;       ///< --no-pragma-once: the header uses #ifndef guards
+
+  // Dependency output, as ISPC writes it (driver/DependencyFile.cpp).
+  bool DepsMakeRule = false; ///< -M: a make rule (to -MF's file, else standard output)
+  std::string DepFile;       ///< -MF
+  std::string DepTarget;     ///< -MT (default: the object file)
+  std::string DepList;       ///< -MMM <file>: every file read, one per line
   /// --no-variability-analysis skips ir/VariabilityAnalysis.cpp (to compare).
   bool VariabilityAnalysis = true;
   unsigned ErrorLimit = 20;
@@ -57,6 +78,7 @@ struct CompilerOptions {
   bool ShowHelp = false;
   bool ShowVersion = false;
   bool PrintHostTargets = false; ///< list the x86 targets this CPU runs, one per line
+  bool PrintTargets = false;     ///< --support-matrix: every target spmdc builds for
 };
 
 /// Parses argv. Errors name the offending argument in one line.

@@ -8,6 +8,9 @@
 #include "backend/HeaderWriter.h"
 #include "backend/LLVMEmitter.h"
 #include "backend/TargetInfo.h"
+#include "driver/CodeGenFlags.h"
+#include "driver/DependencyFile.h"
+#include "driver/MultiTarget.h"
 #include "driver/Options.h"
 #include "frontend/AST.h"
 #include "frontend/ASTDump.h"
@@ -181,10 +184,17 @@ std::string outputPath(const CompilerOptions &Opts, const TargetInfo &Target) {
 } // namespace
 
 int runCompiler(const CompilerOptions &Opts) {
+  if (isTargetList(Opts.Target))
+    return compileForTargets(Opts);
+  return compileForTarget(Opts, nullptr);
+}
+
+int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) {
   SourceManager SM;
   DiagnosticEngine Diags(SM, llvm::errs());
   Diags.setErrorLimit(Opts.ErrorLimit);
   Diags.setWarningsEnabled(Opts.Warnings);
+  Diags.setWarningsAsErrors(Opts.WarningsAsErrors);
   Diags.setGroupEnabled(WarningGroup::Perf, Opts.PerfWarnings);
 
   std::optional<TargetInfo> Target = lookupTarget(Opts.Target);
@@ -195,8 +205,13 @@ int runCompiler(const CompilerOptions &Opts) {
     Diags.errorNoLoc("unknown target '" + Opts.Target + "' (known: " + Known + ")");
     return 1;
   }
+  // --cpu: the device to tune for; it may choose the target.
+  std::optional<std::string> TuneCpu = resolveDevice(Opts, *Target, Diags);
+  if (!TuneCpu)
+    return 1;
 
-  if (!checkOutputPath(Opts.Output, Diags) || !checkOutputPath(Opts.HeaderOutput, Diags))
+  if (!checkOutputPath(Opts.Output, Diags) || !checkOutputPath(Opts.HeaderOutput, Diags) ||
+      !checkOutputPath(Opts.DepFile, Diags) || !checkOutputPath(Opts.DepList, Diags))
     return 1;
 
   // 1. Read the source.
@@ -208,8 +223,10 @@ int runCompiler(const CompilerOptions &Opts) {
 
   // 2. The user's file through the C preprocessor (-E stops here), then the
   // standard library prelude.
+  std::vector<std::string> FilesIncluded;
   std::optional<std::string> Expanded =
-      Opts.NoPreprocessor ? Source : preprocess(Name, *Source, Opts.PP, *Target, Diags);
+      Opts.NoPreprocessor ? Source
+                          : preprocess(Name, *Source, Opts.PP, *Target, Diags, &FilesIncluded);
   if (!Expanded)
     return 1;
   if (Opts.Emit == EmitKind::Preprocessed) {
@@ -289,6 +306,7 @@ int runCompiler(const CompilerOptions &Opts) {
     return printIR(*IRM, Opts, Diags);
 
   // 9. Back end: LLVM IR for the target, LLVM's pipeline, then the files.
+  selectAsmSyntax(Opts.AsmSyntax);
   std::unique_ptr<llvm::TargetMachine> TM =
       createTargetMachine(*Target, Opts.OptLevel, Diags, !Opts.DisableFMA);
   if (!TM)
@@ -297,14 +315,24 @@ int runCompiler(const CompilerOptions &Opts) {
   std::unique_ptr<llvm::Module> LM = emitLLVM(*IRM, *Target, *TM, LLVMCtx, Diags);
   if (!LM)
     return 1;
+  if (!Target->isGPU())
+    applyCodeGenFlags(*LM, *TM, Opts, *TuneCpu);
   optimizeModule(*LM, *TM, Opts.OptLevel);
-  if (!Opts.HeaderOutput.empty() &&
-      !(Target->isGPU() ? writeHostHeader(*IRM, Opts.HeaderOutput, Diags)
-                        : writeHeader(*IRM, Opts.HeaderOutput, Diags)))
+  // 10. A multi-target build's per-target symbols and dispatching object (driver/MultiTarget.cpp).
+  const OutputKind Kind = outputKind(Opts.Emit, *Target);
+  if (Variant && !finishTargetVariant(*LM, *IRM, *Variant, Kind, Diags))
     return 1;
-  return writeModule(*LM, *TM, outputKind(Opts.Emit, *Target), outputPath(Opts, *Target), Diags)
-             ? 0
-             : 1;
+  HeaderOptions Header;
+  Header.PragmaOnce = !Opts.NoPragmaOnce;
+  for (const std::string &Path : {Opts.HeaderOutput, Variant ? Variant->ExtraHeader : ""})
+    if (!Path.empty() && !(Target->isGPU() ? writeHostHeader(*IRM, Path, Diags)
+                                           : writeHeader(*IRM, Path, Header, Diags)))
+      return 1;
+  const std::string Output = outputPath(Opts, *Target);
+  if (!writeModule(*LM, *TM, Kind, Output, Diags))
+    return 1;
+  // 11. -M/-MF/-MT/-MMM: the files this compilation read.
+  return writeDependencies(Opts, Name, FilesIncluded, Output, Diags) ? 0 : 1;
 }
 
 } // namespace spmdc

@@ -3,6 +3,7 @@
 #include "driver/Options.h"
 #include "driver/Pipeline.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
@@ -11,13 +12,27 @@
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
-  auto Opts = spmdc::parseCommandLine(Argc, Argv);
+  // @file arguments (ISPC's response files; CMake passes includes and defines in them) are
+  // replaced by the words of the file, GNU-style quoting, nested files allowed.
+  llvm::SmallVector<const char *, 64> Args(Argv, Argv + Argc);
+  llvm::BumpPtrAllocator Alloc;
+  llvm::cl::ExpansionContext Expander(Alloc, llvm::cl::TokenizeGNUCommandLine);
+  if (llvm::Error E = Expander.expandResponseFiles(Args)) {
+    llvm::errs() << "spmdc: error: " << llvm::toString(std::move(E)) << '\n';
+    return 1;
+  }
+  auto Opts = spmdc::parseCommandLine(static_cast<int>(Args.size()), Args.data());
   if (!Opts) {
     llvm::errs() << "spmdc: error: " << llvm::toString(Opts.takeError()) << '\n';
     return 1;
   }
   if (Opts->ShowHelp) {
     spmdc::printHelp(llvm::outs());
+    return 0;
+  }
+  if (Opts->PrintTargets) {
+    for (const std::string &T : spmdc::targetNames())
+      llvm::outs() << T << '\n';
     return 0;
   }
   if (Opts->PrintHostTargets) {

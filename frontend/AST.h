@@ -593,6 +593,8 @@ enum class BuiltinVar {
   BlockCount,
   GangIndex,
   GangCount,
+  ThreadIndex, ///< in a task: the task system's thread running it (ISPC's threadIndex)
+  ThreadCount, ///< in a task: the task system's thread count (ISPC's threadCount)
 };
 
 /// A global, local or parameter variable.

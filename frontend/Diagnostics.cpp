@@ -53,6 +53,8 @@ void DiagnosticEngine::error(SourceLoc Loc, const std::string &Message) {
 void DiagnosticEngine::warning(SourceLoc Loc, const std::string &Message, WarningGroup Group) {
   if (Stopped || !WarningsOn || !isGroupEnabled(Group))
     return;
+  if (WarningsAsErrors) // --werror: the same text, counted as an error
+    return error(Loc, Message);
   emit(DiagKind::Warning, Loc, Message);
 }
 

@@ -37,6 +37,7 @@ public:
   void setErrorLimit(unsigned Limit) { ErrorLimit = Limit; }
   void setWarningsEnabled(bool On) { WarningsOn = On; }
   bool areWarningsEnabled() const { return WarningsOn; }
+  void setWarningsAsErrors(bool On) { WarningsAsErrors = On; }
   void setGroupEnabled(WarningGroup G, bool On);
   bool isGroupEnabled(WarningGroup G) const;
 
@@ -52,6 +53,7 @@ private:
   bool Stopped = false;
   bool WarningsOn = true;
   bool PerfWarningsOn = true;
+  bool WarningsAsErrors = false;
 };
 
 } // namespace spmdc

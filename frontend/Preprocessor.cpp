@@ -38,6 +38,7 @@
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace spmdc {
@@ -357,6 +358,30 @@ private:
   OutputPrinter &Printer;
 };
 
+/// Records the name of every file entered through #include.
+class IncludeRecorder : public clang::PPCallbacks {
+public:
+  IncludeRecorder(clang::SourceManager &SM, std::vector<std::string> &Files)
+      : SM(SM), Files(Files) {}
+  void FileChanged(clang::SourceLocation Loc, FileChangeReason Reason,
+                   clang::SrcMgr::CharacteristicKind, clang::FileID) override {
+    if (Reason != EnterFile)
+      return;
+    clang::FileID Id = SM.getFileID(SM.getExpansionLoc(Loc));
+    if (Id == SM.getMainFileID())
+      return;
+    if (clang::OptionalFileEntryRef File = SM.getFileEntryRefForID(Id)) {
+      std::string Name = File->getName().str();
+      if (std::find(Files.begin(), Files.end(), Name) == Files.end())
+        Files.push_back(std::move(Name));
+    }
+  }
+
+private:
+  clang::SourceManager &SM;
+  std::vector<std::string> &Files;
+};
+
 /// Catches every pragma the preprocessor itself does not handle.
 class PassThroughPragmaHandler : public clang::PragmaHandler {
 public:
@@ -376,7 +401,8 @@ private:
 
 std::optional<std::string> preprocess(const std::string &FileName, std::string_view Text,
                                       const PreprocessorOptions &Opts, const TargetInfo &Target,
-                                      DiagnosticEngine &Diags) {
+                                      DiagnosticEngine &Diags,
+                                      std::vector<std::string> *FilesIncluded) {
   ForwardingDiagConsumer Consumer(Diags);
   clang::DiagnosticOptions DiagOpts;
   clang::DiagnosticsEngine ClangDiags(clang::DiagnosticIDs::create(), DiagOpts, &Consumer,
@@ -442,6 +468,8 @@ std::optional<std::string> preprocess(const std::string &FileName, std::string_v
   Output.reserve(Text.size() + Text.size() / 4 + 256);
   OutputPrinter Printer(PP, Output);
   PP.addPPCallbacks(std::make_unique<PrinterCallbacks>(Printer));
+  if (FilesIncluded)
+    PP.addPPCallbacks(std::make_unique<IncludeRecorder>(Sources, *FilesIncluded));
   // The unnamed handler of a namespace receives its unknown pragmas.
   auto RootPragmas = std::make_unique<PassThroughPragmaHandler>(Printer, "#pragma");
   auto GCCPragmas = std::make_unique<PassThroughPragmaHandler>(Printer, "#pragma GCC");

@@ -27,8 +27,11 @@ struct PreprocessorOptions {
 /// `#include "..."`) is `FileName`. Predefines the target macros of
 /// docs/language.md (SPMDC, ISPC, TARGET_WIDTH, PI, ...). Returns the expanded
 /// text with GNU line markers, or nullopt after reporting errors to `Diags`.
+/// `FilesIncluded`, if given, receives the name of every file #included (as the search found
+/// it, e.g. "./inc.isph"), once each, for the dependency file (-M).
 std::optional<std::string> preprocess(const std::string &FileName, std::string_view Text,
                                       const PreprocessorOptions &Opts, const TargetInfo &Target,
-                                      DiagnosticEngine &Diags);
+                                      DiagnosticEngine &Diags,
+                                      std::vector<std::string> *FilesIncluded = nullptr);
 
 } // namespace spmdc

@@ -107,6 +107,8 @@ void Sema::declareBuiltins() {
       {"blockCount", BuiltinVar::BlockCount, false},
       {"gangIndex", BuiltinVar::GangIndex, false},
       {"gangCount", BuiltinVar::GangCount, false},
+      {"threadIndex", BuiltinVar::ThreadIndex, false},
+      {"threadCount", BuiltinVar::ThreadCount, false},
   };
   for (const Builtin &B : List) {
     const Type *T = Types.getAtomic(

@@ -578,6 +578,7 @@ private:
       return B.constInt(1, I32);
     case BuiltinVar::TaskCount:
     case BuiltinVar::TaskCount0:
+    case BuiltinVar::ThreadCount:
       return binary(BinaryOp::Mul, Ctx[3], Ctx[1]);
     default: // taskIndex, taskIndex0: blockIndex * gangCount + gangIndex
       return binary(BinaryOp::Add, binary(BinaryOp::Mul, Ctx[2], Ctx[1]), Ctx[0]);

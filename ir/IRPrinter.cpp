@@ -40,6 +40,10 @@ const char *builtinName(BuiltinVar B) {
     return "gangIndex";
   case BuiltinVar::GangCount:
     return "gangCount";
+  case BuiltinVar::ThreadIndex:
+    return "threadIndex";
+  case BuiltinVar::ThreadCount:
+    return "threadCount";
   case BuiltinVar::None:
     break;
   }

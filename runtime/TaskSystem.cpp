@@ -90,7 +90,8 @@ struct TaskGroup;
 // group's arena. The fields from Next on are guarded by the pool mutex.
 struct Launch {
   TaskGroup *Group;
-  spmdc_task_fn Function;
+  spmdc_task_fn Function;          // one of these two is set
+  spmdc_ispc_task_fn IspcFunction; // ISPC's signature (ISPCLaunch)
   void *Data;
   int32_t Count0, Count1, Count2;
   int64_t ChunkSize; // how many consecutive tasks one claim takes
@@ -150,6 +151,11 @@ struct Chunk {
   int64_t End = 0;
 };
 
+// ISPC's threadIndex of this thread: a worker's number, or the worker count for every other
+// thread (threads that run tasks while they wait in sync).
+thread_local int ThreadIndex = -1;
+int ThreadCount = 1; // workers + 1, set when the pool starts
+
 // Runs the chunk's tasks in order; stops early (returning the first index not run) only when
 // *StopEarly becomes true, which happens to workers at exit.
 int64_t runChunk(const Chunk &Work, const std::atomic<bool> *StopEarly) {
@@ -161,7 +167,12 @@ int64_t runChunk(const Chunk &Work, const std::atomic<bool> *StopEarly) {
   for (int64_t Index = Work.Begin; Index < Work.End; ++Index) {
     if (StopEarly && StopEarly->load(std::memory_order_relaxed))
       return Index;
-    L.Function(L.Data, I0, I1, I2, L.Count0, L.Count1, L.Count2);
+    if (L.IspcFunction)
+      L.IspcFunction(L.Data, ThreadIndex < 0 ? ThreadCount - 1 : ThreadIndex, ThreadCount,
+                     static_cast<int>(Index), static_cast<int>(static_cast<int64_t>(L.Count0) * L.Count1 * L.Count2),
+                     I0, I1, I2, L.Count0, L.Count1, L.Count2);
+    else
+      L.Function(L.Data, I0, I1, I2, L.Count0, L.Count1, L.Count2);
     if (++I0 == L.Count0) {
       I0 = 0;
       if (++I1 == L.Count1) {
@@ -202,6 +213,7 @@ public:
     pthread_once(&Once, [] {
       Instance = new (Storage) Pool();
       Instance->startWorkers(workerCountFromEnvironment());
+      ThreadCount = Instance->workerCount() + 1;
       std::atexit([] { Instance->shutdown(); });
     });
     return *Instance;
@@ -209,8 +221,8 @@ public:
 
   int workerCount() const { return WorkerCount; }
 
-  void launch(TaskGroup *Group, spmdc_task_fn Function, void *Data, int32_t Count0, int32_t Count1,
-              int32_t Count2) {
+  void launch(TaskGroup *Group, spmdc_task_fn Function, spmdc_ispc_task_fn IspcFunction,
+              void *Data, int32_t Count0, int32_t Count1, int32_t Count2) {
     int64_t Total = static_cast<int64_t>(Count0) * Count1;
     if (__builtin_mul_overflow(Total, static_cast<int64_t>(Count2), &Total))
       fatal("spmdc_task_launch: task count overflows 64 bits");
@@ -219,8 +231,9 @@ public:
     int64_t ChunkSize = std::max<int64_t>(1, Total / Chunks);
     void *Memory = Group->allocate(sizeof(Launch), alignof(Launch));
     Launch *Record =
-        new (Memory) Launch{Group, Function, Data, Count0,  Count1,  Count2,  ChunkSize,
-                            0,     Total,    true, nullptr, nullptr, nullptr, nullptr};
+        new (Memory) Launch{Group, Function, IspcFunction, Data,    Count0,  Count1,
+                            Count2, ChunkSize, 0,         Total, true,    nullptr,
+                            nullptr, nullptr, nullptr};
     {
       Lock Guard(PoolMutex);
       Group->Pending += Total;
@@ -276,14 +289,16 @@ private:
     Workers = static_cast<pthread_t *>(std::calloc(Count, sizeof(pthread_t)));
     if (!Workers)
       fatal("out of memory starting the task system");
+    // Each worker learns its index from its place in Workers.
     for (int I = 0; I < Count; ++I) {
       int Error = pthread_create(
           &Workers[I], nullptr,
           [](void *Self) -> void * {
-            static_cast<Pool *>(Self)->workerLoop();
+            Pool *P = Instance;
+            P->workerLoop(static_cast<int>(static_cast<pthread_t *>(Self) - P->Workers));
             return nullptr;
           },
-          this);
+          &Workers[I]);
       if (Error != 0) {
         // Fewer workers only cost speed: syncing threads run whatever is left.
         std::fprintf(stderr, "spmdc runtime: warning: started only %d of %d worker threads: %s\n",
@@ -294,7 +309,8 @@ private:
     }
   }
 
-  void workerLoop() {
+  void workerLoop(int Index) {
+    ThreadIndex = Index;
     Lock Guard(PoolMutex);
     while (!Stopping.load()) {
       if (Queue.empty()) {
@@ -396,14 +412,34 @@ extern "C" void *spmdc_task_alloc(void **Handle, int64_t Size, int32_t Alignment
   return Group->allocate(static_cast<size_t>(Size), effectiveAlignment(Alignment));
 }
 
-extern "C" void spmdc_task_launch(void **Handle, spmdc_task_fn Function, void *Data, int32_t Count0,
-                                  int32_t Count1, int32_t Count2) {
+namespace {
+
+// Both launch entries: one of Function and IspcFunction is set; `Caller` names the entry in
+// the fatal error.
+void launchInGroup(void **Handle, spmdc_task_fn Function, spmdc_ispc_task_fn IspcFunction,
+                   void *Data, int32_t Count0, int32_t Count1, int32_t Count2,
+                   const char *Caller) {
   TaskGroup *Group = groupOf(Handle);
   if (Count0 <= 0 || Count1 <= 0 || Count2 <= 0)
     return;
-  if (!Function)
-    fatal("spmdc_task_launch: null task function");
-  Pool::get().launch(Group, Function, Data, Count0, Count1, Count2);
+  if (!Function && !IspcFunction) {
+    char Message[96];
+    std::snprintf(Message, sizeof(Message), "%s: null task function", Caller);
+    fatal(Message);
+  }
+  Pool::get().launch(Group, Function, IspcFunction, Data, Count0, Count1, Count2);
+}
+
+} // namespace
+
+extern "C" void spmdc_task_launch(void **Handle, spmdc_task_fn Function, void *Data, int32_t Count0,
+                                  int32_t Count1, int32_t Count2) {
+  launchInGroup(Handle, Function, nullptr, Data, Count0, Count1, Count2, "spmdc_task_launch");
+}
+
+extern "C" void spmdc_task_launch_ispc(void **Handle, spmdc_ispc_task_fn Function, void *Data,
+                                       int32_t Count0, int32_t Count1, int32_t Count2) {
+  launchInGroup(Handle, nullptr, Function, Data, Count0, Count1, Count2, "ISPCLaunch");
 }
 
 extern "C" void spmdc_task_sync(void *Handle) {

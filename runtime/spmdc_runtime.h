@@ -15,6 +15,13 @@ typedef void (*spmdc_task_fn)(void *data, int32_t taskIndex0, int32_t taskIndex1
                               int32_t taskIndex2, int32_t taskCount0, int32_t taskCount1,
                               int32_t taskCount2);
 
+/* ISPC's task function (the guide's "Task Parallelism"): threadIndex is in [0, threadCount),
+   taskIndex = taskIndex0 + taskCount0 * (taskIndex1 + taskCount1 * taskIndex2), taskCount the
+   product of the three counts. */
+typedef void (*spmdc_ispc_task_fn)(void *data, int threadIndex, int threadCount, int taskIndex,
+                                   int taskCount, int taskIndex0, int taskIndex1, int taskIndex2,
+                                   int taskCount0, int taskCount1, int taskCount2);
+
 /* Allocates `size` bytes aligned to `alignment` that live until the sync of *handle; creates the
    launch group *handle on first use (*handle == NULL). An alignment that is not a power of two
    is rounded up to one; alignments below 16 become 16. Returns NULL only for size < 0. */
@@ -25,6 +32,12 @@ void *spmdc_task_alloc(void **handle, int64_t size, int32_t alignment);
    still creates the group). */
 void spmdc_task_launch(void **handle, spmdc_task_fn fn, void *data, int32_t count0, int32_t count1,
                        int32_t count2);
+
+/* spmdc_task_launch for a task function with ISPC's signature. Workers pass their number as
+   threadIndex; a thread running tasks while it waits in spmdc_task_sync passes the worker
+   count; threadCount is the worker count + 1. */
+void spmdc_task_launch_ispc(void **handle, spmdc_ispc_task_fn fn, void *data, int32_t count0,
+                            int32_t count1, int32_t count2);
 
 /* Waits until every task of the group has finished, frees the group's allocations, sets
    nothing (the caller resets its handle). A NULL handle returns at once. The waiting thread
@@ -45,6 +58,14 @@ void spmdc_assert_fail(const char *file, int32_t line, const char *message, uint
     __attribute__((noreturn))
 #endif
     ;
+
+/* ISPC's task ABI, which spmdc's objects call (launch, sync, and the argument blocks of
+   launches): ISPCAlloc is spmdc_task_alloc, ISPCLaunch spmdc_task_launch_ispc, ISPCSync
+   spmdc_task_sync. The library defines them weakly in a member of their own, so a program that
+   brings its own task system (ISPC's tasksys.cpp, TBB, ...) links unchanged and uses its own. */
+void *ISPCAlloc(void **handle, int64_t size, int32_t alignment);
+void ISPCLaunch(void **handle, void *f, void *data, int count0, int count1, int count2);
+void ISPCSync(void *handle);
 
 /* Number of worker threads the task system uses (starts it if it has not started yet). */
 int32_t spmdc_num_worker_threads(void);

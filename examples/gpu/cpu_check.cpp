@@ -48,7 +48,7 @@ void checkSaxpy() {
     Want[I] = 1.5f * X[I] + Y[I];
   for (int Tasks : TaskCounts) {
     std::vector<float> Got = Y;
-    spmd::saxpy_tasks(Tasks, N, 1.5f, X.data(), Got.data());
+    ispc::saxpy_tasks(Tasks, N, 1.5f, X.data(), Got.data());
     compare("saxpy", Tasks, Want, Got, 1e-6);
   }
 }
@@ -69,7 +69,7 @@ void checkStencil() {
       }
   for (int Tasks : TaskCounts) {
     std::vector<float> Got = Out;
-    spmd::stencil_tasks(Tasks, Nx, Ny, Nz, Coef, Vsq.data(), Ain.data(), Got.data());
+    ispc::stencil_tasks(Tasks, Nx, Ny, Nz, Coef, Vsq.data(), Ain.data(), Got.data());
     compare("stencil", Tasks, Want, Got, 1e-5);
   }
 }
@@ -93,7 +93,7 @@ void checkMandelbrot() {
     }
   for (int Tasks : TaskCounts) {
     std::vector<int32_t> Got(W * H, -1);
-    spmd::mandelbrot_tasks(Tasks, X0, Y0, Dx, Dy, W, H, MaxIt, Chunk, Got.data());
+    ispc::mandelbrot_tasks(Tasks, X0, Y0, Dx, Dy, W, H, MaxIt, Chunk, Got.data());
     size_t Differ = 0;
     for (int I = 0; I < W * H; ++I)
       Differ += Got[I] != Want[I];
@@ -127,7 +127,7 @@ void checkOptions() {
   }
   for (int Tasks : TaskCounts) {
     std::fill(Got.begin(), Got.end(), -1.0f);
-    spmd::black_scholes_tasks(Tasks, S.data(), X.data(), T.data(), R.data(), V.data(), Got.data(),
+    ispc::black_scholes_tasks(Tasks, S.data(), X.data(), T.data(), R.data(), V.data(), Got.data(),
                               N);
     compare("black_scholes", Tasks, Want, Got, 1e-4);
   }
@@ -143,7 +143,7 @@ void checkOptions() {
   }
   for (int Tasks : TaskCounts) {
     std::fill(Got.begin(), Got.end(), -1.0f);
-    spmd::binomial_put_tasks(Tasks, S.data(), X.data(), T.data(), R.data(), V.data(), Got.data(),
+    ispc::binomial_put_tasks(Tasks, S.data(), X.data(), T.data(), R.data(), V.data(), Got.data(),
                              N);
     compare("binomial_put", Tasks, Want, Got, 1e-4);
   }
@@ -158,7 +158,7 @@ void checkBlockSum() {
     Want += V;
   for (int Tasks : TaskCounts) {
     std::vector<float> Partial(Tasks, -1.0f);
-    spmd::block_sum_tasks(Tasks, N, X.data(), Partial.data());
+    ispc::block_sum_tasks(Tasks, N, X.data(), Partial.data());
     double Got = 0;
     for (float P : Partial)
       Got += P;

@@ -169,7 +169,7 @@ const int TaskCounts[] = {1, 3, 7, 64};
 #define CHECK_APART(Problem, Kernel, ARGS)                                                         \
   for (int Tasks : TaskCounts) {                                                                   \
     Problem.reset();                                                                               \
-    spmd::Kernel##_tasks(Tasks, ARGS(Problem));                                                    \
+    ispc::Kernel##_tasks(Tasks, ARGS(Problem));                                                    \
     Problem.check(std::string(#Kernel) + " apart, " + std::to_string(Tasks) + " tasks");           \
   }
 
@@ -181,7 +181,7 @@ const int FusedBlocks[][2] = {{1, 1}, {3, 7}, {16, 2}, {64, 64}};
   for (auto &Blocks : FusedBlocks) {                                                               \
     PA.reset();                                                                                    \
     PB.reset();                                                                                    \
-    spmd::hfuse_##KA##_##KB(ARGSA(PA), ARGSB(PB), Blocks[0], Blocks[1]);                           \
+    ispc::hfuse_##KA##_##KB(ARGSA(PA), ARGSB(PB), Blocks[0], Blocks[1]);                           \
     std::string Label = "hfuse_" #KA "_" #KB " (" + std::to_string(Blocks[0]) + "," +              \
                         std::to_string(Blocks[1]) + " blocks): ";                                  \
     PA.check(Label + #KA);                                                                         \

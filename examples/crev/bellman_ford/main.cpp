@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
   double Par = bestOf(
       O.Reps, [&] { ResetInto(Dist); },
       [&] {
-        spmd::bellman_ford_par(G.Offsets.data(), G.Edges.data(), G.Weights.data(), Source,
+        ispc::bellman_ford_par(G.Offsets.data(), G.Edges.data(), G.Weights.data(), Source,
                                Dist.data(), Frontier.data(), Next.data(), InNext.data(), State);
       });
   if (Dist != RefDist)
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   double Crev = bestOf(
       O.Reps, [&] { ResetInto(Dist); },
       [&] {
-        spmd::bellman_ford_crev(G.Offsets.data(), G.Edges.data(), G.Weights.data(), Source,
+        ispc::bellman_ford_crev(G.Offsets.data(), G.Edges.data(), G.Weights.data(), Source,
                                 Dist.data(), Frontier.data(), Next.data(), InNext.data(), State);
       });
   if (Dist != RefDist)

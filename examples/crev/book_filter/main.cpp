@@ -48,13 +48,13 @@ int main(int argc, char **argv) {
     return Count == RefCount && std::equal(Ref.begin(), Ref.begin() + Count, Kept.begin());
   };
   double Par = bestOf(O.Reps, [&] {
-    Count = spmd::filter_par(Text.data(), Offsets.data(), Records, Keyword.data(), M, Kept.data(),
+    Count = ispc::filter_par(Text.data(), Offsets.data(), Records, Keyword.data(), M, Kept.data(),
                              Cell);
   });
   if (!Same())
     return fail("book_filter", "PAR", "kept records differ");
   double Crev = bestOf(O.Reps, [&] {
-    Count = spmd::filter_crev(Text.data(), Offsets.data(), Records, Keyword.data(), M, Kept.data(),
+    Count = ispc::filter_crev(Text.data(), Offsets.data(), Records, Keyword.data(), M, Kept.data(),
                               Cell);
   });
   if (!Same())

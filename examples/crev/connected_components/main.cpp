@@ -59,12 +59,12 @@ int main(int argc, char **argv) {
   }
   double Par = bestOf(
       O.Reps, [&] { ResetInto(Labels); },
-      [&] { spmd::components_par(G.Offsets.data(), G.Edges.data(), Vertices, Labels.data()); });
+      [&] { ispc::components_par(G.Offsets.data(), G.Edges.data(), Vertices, Labels.data()); });
   if (Labels != Ref)
     return fail("connected_components", "PAR", "labels differ");
   double Crev = bestOf(
       O.Reps, [&] { ResetInto(Labels); },
-      [&] { spmd::components_crev(G.Offsets.data(), G.Edges.data(), Vertices, Labels.data()); });
+      [&] { ispc::components_crev(G.Offsets.data(), G.Edges.data(), Vertices, Labels.data()); });
   if (Labels != Ref)
     return fail("connected_components", "CREV", "labels differ");
   std::printf("  %d vertices, %d edges, %d sequential sweeps\n", Vertices, G.edgeCount(),

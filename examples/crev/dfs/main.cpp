@@ -50,13 +50,13 @@ int main(int argc, char **argv) {
   };
   int State[1];
   double Par = bestOf(O.Reps, Reset, [&] {
-    spmd::dfs_par(G.Offsets.data(), G.Edges.data(), Vertices, Root, Visited.data(), F.data(),
+    ispc::dfs_par(G.Offsets.data(), G.Edges.data(), Vertices, Root, Visited.data(), F.data(),
                   Stack.data(), State);
   });
   if (int Rc = Check("PAR"))
     return Rc;
   double Crev = bestOf(O.Reps, Reset, [&] {
-    spmd::dfs_crev(G.Offsets.data(), G.Edges.data(), Vertices, Root, Visited.data(), F.data(),
+    ispc::dfs_crev(G.Offsets.data(), G.Edges.data(), Vertices, Root, Visited.data(), F.data(),
                    Stack.data(), State);
   });
   if (int Rc = Check("CREV"))

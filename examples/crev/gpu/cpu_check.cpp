@@ -44,10 +44,10 @@ void checkStringMatch() {
       std::string Name = "string_match m=" + std::to_string(M) + " a=" + std::to_string(Alphabet);
       for (int Tasks : TaskCounts) {
         std::fill(Got.begin(), Got.end(), 7);
-        spmd::match_par_tasks(Tasks, Text.data(), int(Text.size()), Pat.data(), M, Got.data());
+        ispc::match_par_tasks(Tasks, Text.data(), int(Text.size()), Pat.data(), M, Got.data());
         compare(Name + " PAR", Tasks, Want, Got, Positions);
         std::fill(Got.begin(), Got.end(), 7);
-        spmd::match_crev_tasks(Tasks, Text.data(), int(Text.size()), Pat.data(), M, Got.data());
+        ispc::match_crev_tasks(Tasks, Text.data(), int(Text.size()), Pat.data(), M, Got.data());
         compare(Name + " CREV", Tasks, Want, Got, Positions);
       }
     }
@@ -64,11 +64,11 @@ void checkBookFilter() {
     std::string Name = "book_filter " + std::to_string(Records) + " records";
     for (int Tasks : TaskCounts) {
       std::fill(Got.begin(), Got.end(), 7);
-      spmd::filter_par_tasks(Tasks, B.Text.data(), B.Offsets.data(), Records, B.Keyword.data(), M,
+      ispc::filter_par_tasks(Tasks, B.Text.data(), B.Offsets.data(), Records, B.Keyword.data(), M,
                              Got.data());
       compare(Name + " PAR", Tasks, Want, Got, size_t(Records));
       std::fill(Got.begin(), Got.end(), 7);
-      spmd::filter_crev_tasks(Tasks, B.Text.data(), B.Offsets.data(), Records, B.Keyword.data(), M,
+      ispc::filter_crev_tasks(Tasks, B.Text.data(), B.Offsets.data(), Records, B.Keyword.data(), M,
                               Got.data());
       compare(Name + " CREV", Tasks, Want, Got, size_t(Records));
     }
@@ -111,7 +111,7 @@ void checkDfs() {
         int Count = 1;
         while (Count > 0) {
           State[0] = 0;
-          (Crev ? spmd::dfs_step_crev_tasks : spmd::dfs_step_par_tasks)(
+          (Crev ? ispc::dfs_step_crev_tasks : ispc::dfs_step_par_tasks)(
               Tasks, G.Offsets.data(), G.Edges.data(), G.Vertices, Stack.data(), Count,
               Visited.data(), F.data(), Next.data(), State.data());
           Count = State[0];
@@ -136,7 +136,7 @@ void checkBellmanFord() {
         int Count = 1;
         for (int Round = 1; Count > 0; ++Round) {
           State[0] = 0;
-          (Crev ? spmd::bf_round_crev_tasks : spmd::bf_round_par_tasks)(
+          (Crev ? ispc::bf_round_crev_tasks : ispc::bf_round_par_tasks)(
               Tasks, G.Offsets.data(), G.Edges.data(), G.Weights.data(), Dist.data(),
               Frontier.data(), Count, Stamp.data(), Round, Next.data(), State.data());
           Count = State[0];
@@ -160,7 +160,7 @@ void checkComponents() {
           Labels[size_t(V)] = V;
         while (Changed[0]) {
           Changed[0] = 0;
-          (Crev ? spmd::cc_sweep_crev_tasks : spmd::cc_sweep_par_tasks)(
+          (Crev ? ispc::cc_sweep_crev_tasks : ispc::cc_sweep_par_tasks)(
               Tasks, G.Offsets.data(), G.Edges.data(), G.Vertices, Labels.data(), Changed.data());
         }
         compareAll("components " + std::to_string(G.Vertices) + " vertices " +
@@ -181,17 +181,17 @@ void checkSorts() {
     std::vector<int> Scratch(B.Keys.size()), Cells(4 * 64);
     for (int Tasks : TaskCounts) {
       std::vector<int> Keys = B.Keys;
-      spmd::qsort_par_tasks(Tasks, Keys.data(), B.Offsets.data(), Arrays);
+      ispc::qsort_par_tasks(Tasks, Keys.data(), B.Offsets.data(), Arrays);
       compareAll("quicksort " + Name + "PAR", Tasks, Want, Keys);
       Keys = B.Keys;
-      spmd::qsort_crev_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays,
+      ispc::qsort_crev_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays,
                              Cells.data());
       compareAll("quicksort " + Name + "CREV", Tasks, Want, Keys);
       Keys = B.Keys;
-      spmd::msort_par_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays);
+      ispc::msort_par_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays);
       compareAll("mergesort " + Name + "PAR", Tasks, Want, Keys);
       Keys = B.Keys;
-      spmd::msort_crev_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays);
+      ispc::msort_crev_tasks(Tasks, Keys.data(), Scratch.data(), B.Offsets.data(), Arrays);
       compareAll("mergesort " + Name + "CREV", Tasks, Want, Keys);
     }
   }

@@ -63,12 +63,12 @@ int main(int argc, char **argv) {
   }
   double Par = bestOf(
       O.Reps, [&] { Keys = Input; },
-      [&] { spmd::mergesort_par(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
+      [&] { ispc::mergesort_par(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
   if (Keys != Ref)
     return fail("mergesort_bitonic", "PAR", "not sorted like the reference");
   double Crev = bestOf(
       O.Reps, [&] { Keys = Input; },
-      [&] { spmd::mergesort_crev(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
+      [&] { ispc::mergesort_crev(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
   if (Keys != Ref)
     return fail("mergesort_bitonic", "CREV", "not sorted like the reference");
   std::printf("  %d arrays, %zu keys\n", Arrays, Input.size());

@@ -64,12 +64,12 @@ int main(int argc, char **argv) {
   }
   double Par = bestOf(
       O.Reps, [&] { Keys = Input; },
-      [&] { spmd::quicksort_par(Keys.data(), Offsets.data(), Arrays); });
+      [&] { ispc::quicksort_par(Keys.data(), Offsets.data(), Arrays); });
   if (Keys != Ref)
     return fail("quicksort_bitonic", "PAR", "not sorted like the reference");
   double Crev = bestOf(
       O.Reps, [&] { Keys = Input; },
-      [&] { spmd::quicksort_crev(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
+      [&] { ispc::quicksort_crev(Keys.data(), Scratch.data(), Offsets.data(), Arrays); });
   if (Keys != Ref)
     return fail("quicksort_bitonic", "CREV", "not sorted like the reference");
   std::printf("  %d arrays, %zu keys\n", Arrays, Input.size());

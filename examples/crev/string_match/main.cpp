@@ -74,12 +74,12 @@ int main(int argc, char **argv) {
       return fail("string_match", "KMP", "differs from the sequential search");
     double P = bestOf(
         O.Reps, [&] { std::fill(Out.begin(), Out.end(), 7); },
-        [&] { Hits = spmd::match_par(Text.data(), N, Pat.data(), M, Out.data()); });
+        [&] { Hits = ispc::match_par(Text.data(), N, Pat.data(), M, Out.data()); });
     if (Hits != RefHits || !std::equal(Ref.begin(), Ref.begin() + (N - M + 1), Out.begin()))
       return fail("string_match", "PAR", "pattern length " + std::to_string(M));
     double C = bestOf(
         O.Reps, [&] { std::fill(Out.begin(), Out.end(), 7); },
-        [&] { Hits = spmd::match_crev(Text.data(), N, Pat.data(), M, Out.data()); });
+        [&] { Hits = ispc::match_crev(Text.data(), N, Pat.data(), M, Out.data()); });
     if (Hits != RefHits || !std::equal(Ref.begin(), Ref.begin() + (N - M + 1), Out.begin()))
       return fail("string_match", "CREV", "pattern length " + std::to_string(M));
     std::printf("  pattern %2d: %d hits, seq %.2f ms, KMP %.2f ms, PAR %.2f ms, CREV %.2f ms, "

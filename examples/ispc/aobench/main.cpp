@@ -15,8 +15,8 @@ int main(int Argc, char **Argv) {
   std::vector<float> Scalar(N, -1), Spmd(N, -1), Tasks(N, -1);
   auto [ScalarMs, SpmdMs, TasksMs] = bench::bestOfInterleaved(
       Opts.Runs, [&] { ao_scalar(W, H, NSubsamples, Scalar.data()); },
-      [&] { spmd::ao_spmd(W, H, NSubsamples, Spmd.data()); },
-      [&] { spmd::ao_spmd_tasks(W, H, NSubsamples, Tasks.data()); });
+      [&] { ispc::ao_spmd(W, H, NSubsamples, Spmd.data()); },
+      [&] { ispc::ao_spmd_tasks(W, H, NSubsamples, Tasks.data()); });
   if (!bench::checkClose("aobench", Scalar.data(), Spmd.data(), N, 0.0, 1e-5) ||
       !bench::checkClose("aobench tasks", Scalar.data(), Tasks.data(), N, 0.0, 1e-5))
     return 1;

@@ -16,9 +16,9 @@ int main(int Argc, char **Argv) {
   auto [ScalarMs, SpmdMs, TasksMs] = bench::bestOfInterleaved(
       Opts.Runs,
       [&] { mandelbrot_scalar(X0, Y0, X1, Y1, Width, Height, MaxIterations, Scalar.data()); },
-      [&] { spmd::mandelbrot_spmd(X0, Y0, X1, Y1, Width, Height, MaxIterations, Spmd.data()); },
+      [&] { ispc::mandelbrot_spmd(X0, Y0, X1, Y1, Width, Height, MaxIterations, Spmd.data()); },
       [&] {
-        spmd::mandelbrot_spmd_tasks(X0, Y0, X1, Y1, Width, Height, MaxIterations, Tasks.data());
+        ispc::mandelbrot_spmd_tasks(X0, Y0, X1, Y1, Width, Height, MaxIterations, Tasks.data());
       });
 
   // Iteration counts are integers computed with the same float operations: exact.

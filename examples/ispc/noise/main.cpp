@@ -15,7 +15,7 @@ int main(int Argc, char **Argv) {
   std::vector<float> Scalar(N, -1), Spmd(N, -1);
   auto [ScalarMs, SpmdMs] = bench::bestOfInterleaved(
       Opts.Runs, [&] { noise_scalar(X0, Y0, X1, Y1, Z, Width, Height, Octaves, Scalar.data()); },
-      [&] { spmd::noise_spmd(X0, Y0, X1, Y1, Z, Width, Height, Octaves, Spmd.data()); });
+      [&] { ispc::noise_spmd(X0, Y0, X1, Y1, Z, Width, Height, Octaves, Spmd.data()); });
   if (!bench::checkClose("noise", Scalar.data(), Spmd.data(), N, 0.0, 1e-4))
     return 1;
   std::printf("check: ok\n");

@@ -35,12 +35,12 @@ int main(int Argc, char **Argv) {
 
   auto [BsScalarMs, BsSpmdMs, BsTasksMs] = bench::bestOfInterleaved(
       Opts.Runs, [&] { black_scholes_scalar(Sp, Xp, Tp, Rp, Vp, BsScalar.data(), CountBS); },
-      [&] { spmd::black_scholes_spmd(Sp, Xp, Tp, Rp, Vp, BsSpmd.data(), CountBS); },
-      [&] { spmd::black_scholes_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BsTasks.data(), CountBS); });
+      [&] { ispc::black_scholes_spmd(Sp, Xp, Tp, Rp, Vp, BsSpmd.data(), CountBS); },
+      [&] { ispc::black_scholes_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BsTasks.data(), CountBS); });
   auto [BinScalarMs, BinSpmdMs, BinTasksMs] = bench::bestOfInterleaved(
       Opts.Runs, [&] { binomial_scalar(Sp, Xp, Tp, Rp, Vp, BinScalar.data(), CountBin); },
-      [&] { spmd::binomial_spmd(Sp, Xp, Tp, Rp, Vp, BinSpmd.data(), CountBin); },
-      [&] { spmd::binomial_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BinTasks.data(), CountBin); });
+      [&] { ispc::binomial_spmd(Sp, Xp, Tp, Rp, Vp, BinSpmd.data(), CountBin); },
+      [&] { ispc::binomial_spmd_tasks(Sp, Xp, Tp, Rp, Vp, BinTasks.data(), CountBin); });
 
   if (!bench::checkClose("black-scholes", BsScalar.data(), BsSpmd.data(), CountBS, 1e-4, 1e-4) ||
       !bench::checkClose("black-scholes tasks", BsScalar.data(), BsTasks.data(), CountBS, 1e-4,

@@ -20,7 +20,7 @@ int main(int Argc, char **Argv) {
     Input[I] = State;
   }
   std::vector<uint32_t> Scalar(N), Spmd(N), TasksOut(N), Tmp(N);
-  std::vector<int32_t> Scratch(spmd::sort_scratch_size(Tasks));
+  std::vector<int32_t> Scratch(ispc::sort_scratch_size(Tasks));
 
   // Each run sorts a fresh copy of the input; only the sort is timed.
   double ScalarMs = 1e300, SpmdMs = 1e300, TasksMs = 1e300;
@@ -30,12 +30,12 @@ int main(int Argc, char **Argv) {
         std::min(ScalarMs, bench::bestOf(1, [&] { sort_scalar(Scalar.data(), Tmp.data(), N); }));
     Spmd = Input;
     SpmdMs = std::min(SpmdMs, bench::bestOf(1, [&] {
-                        spmd::sort_spmd(Spmd.data(), Tmp.data(), N, Scratch.data());
+                        ispc::sort_spmd(Spmd.data(), Tmp.data(), N, Scratch.data());
                       }));
     TasksOut = Input;
     TasksMs =
         std::min(TasksMs, bench::bestOf(1, [&] {
-                   spmd::sort_spmd_tasks(TasksOut.data(), Tmp.data(), N, Tasks, Scratch.data());
+                   ispc::sort_spmd_tasks(TasksOut.data(), Tmp.data(), N, Tasks, Scratch.data());
                  }));
   }
   if (!std::is_sorted(Scalar.begin(), Scalar.end())) {

@@ -39,12 +39,12 @@ int main(int Argc, char **Argv) {
                         }));
     Reset(EvenSpmd, OddSpmd);
     SpmdMs = std::min(SpmdMs, bench::bestOf(1, [&] {
-                        spmd::stencil_spmd(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef,
+                        ispc::stencil_spmd(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef,
                                            Vsq.data(), EvenSpmd.data(), OddSpmd.data());
                       }));
     Reset(EvenTasks, OddTasks);
     TasksMs = std::min(TasksMs, bench::bestOf(1, [&] {
-                         spmd::stencil_spmd_tasks(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef,
+                         ispc::stencil_spmd_tasks(0, Steps, Lo, Hi, Lo, Hi, Lo, Hi, N, N, N, Coef,
                                                   Vsq.data(), EvenTasks.data(), OddTasks.data());
                        }));
   }

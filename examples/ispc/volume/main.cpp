@@ -42,9 +42,9 @@ int main(int Argc, char **Argv) {
   auto [ScalarMs, SpmdMs, TasksMs] = bench::bestOfInterleaved(
       Opts.Runs,
       [&] { volume_scalar(Density.data(), N, Width, Height, Step, LightSteps, Scalar.data()); },
-      [&] { spmd::volume_spmd(Density.data(), N, Width, Height, Step, LightSteps, Spmd.data()); },
+      [&] { ispc::volume_spmd(Density.data(), N, Width, Height, Step, LightSteps, Spmd.data()); },
       [&] {
-        spmd::volume_spmd_tasks(Density.data(), N, Width, Height, Step, LightSteps, Tasks.data());
+        ispc::volume_spmd_tasks(Density.data(), N, Width, Height, Step, LightSteps, Tasks.data());
       });
   if (!bench::checkClose("volume", Scalar.data(), Spmd.data(), Pixels, 1e-4, 1e-5) ||
       !bench::checkClose("volume tasks", Scalar.data(), Tasks.data(), Pixels, 1e-4, 1e-5))
