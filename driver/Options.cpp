@@ -280,7 +280,7 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
         return fail("--math-lib=svml needs Intel's Short Vector Math Library, which spmdc does "
                     "not link; use default, fast or system");
       if (V != "default" && V != "fast" && V != "system")
-        return fail("unknown --math-lib '" + V + "' (expected default, fast, svml or system)");
+        return fail("unknown --math-lib value '" + V + "' (expected default, fast, svml or system)");
       O.MathLib = V;
     })
     TRY_VALUE("--hfuse-config", O.HFuseConfig = V)
@@ -366,9 +366,6 @@ void printHelp(llvm::raw_ostream &OS) {
         "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
         "  -g, --dwarf-version=<n>\n"
         "                      accepted; no debug information is written yet\n"
-        "  --math-lib=<lib>    transcendental functions: default (spmdc's vector kernels),\n"
-        "                      fast (the same kernels), system (the C library's, called once\n"
-        "                      per active lane; x86 only), svml (refused: not linked)\n"
         "  --opt=disable-fma   NVPTX: do not contract a*b+c into fma (the default there, as\n"
         "                      nvcc); x86 targets never contract, so all agree bit for bit\n"
         "  --opt=fast-math[:legacy|balanced|aggressive]\n"
@@ -380,6 +377,9 @@ void printHelp(llvm::raw_ostream &OS) {
         "  --opt=disable-zmm   avx512skx-x16: ymm registers only\n"
         "  --opt=<o>           ISPC's other --opt values (disable-gathers, disable-scatters,\n"
         "                      force-aligned-memory, ...): accepted without effect yet\n"
+        "  --math-lib=<lib>    transcendental functions: default (spmdc's vector kernels),\n"
+        "                      fast (the same kernels), system (the C library's, called once\n"
+        "                      per active lane; x86 only), svml (refused: not linked)\n"
         "  --pic, --PIC        position-independent code (spmdc's objects always are)\n"
         "  --addressing=32|64  ISPC's index width for address arithmetic (spmdc uses 64)\n"
         "  --x86-asm-syntax=intel|att\n"

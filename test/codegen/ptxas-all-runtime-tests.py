@@ -9,7 +9,8 @@ import os
 import subprocess
 import sys
 
-REFUSALS = ("'launch' is not available on NVPTX",)
+REFUSALS = ("'launch' is not available on NVPTX",
+            "--math-lib=system is not available for NVPTX targets")
 
 
 def test_flags(src):
