@@ -293,8 +293,12 @@ void Sema::declareFunction(FunctionDecl *F) {
   for (FunctionDecl *&G : Set) {
     const auto &GP = G->Ty->getParamTypes();
     bool SameParams = GP.size() == ParamTypes.size();
+    // Top-level const does not tell overloads apart; a const reference and a
+    // plain one do (ISPC ranks them differently).
     for (size_t I = 0; SameParams && I < GP.size(); ++I)
-      SameParams = sameType(GP[I], ParamTypes[I]);
+      SameParams = GP[I]->isReference() || ParamTypes[I]->isReference()
+                       ? GP[I] == ParamTypes[I]
+                       : sameType(GP[I], ParamTypes[I]);
     if (!SameParams) {
       bool Exported = Flags.Export || G->flags().Export;
       bool ExternC = Flags.ExternC || G->flags().ExternC;
@@ -306,7 +310,14 @@ void Sema::declareFunction(FunctionDecl *F) {
       }
       continue;
     }
-    if (G->Ty != F->Ty) {
+    // A parameter's top-level const is the definition's business (C, ISPC).
+    auto Normalized = [&](const Type *FT) {
+      std::vector<const Type *> Ps;
+      for (const Type *P : FT->getParamTypes())
+        Ps.push_back(P->isReference() ? P : unqualified(P));
+      return Types.getFunction(FT->getReturnType(), std::move(Ps), FT->getFunctionFlags());
+    };
+    if (Normalized(G->Ty) != Normalized(F->Ty)) {
       Error(F->Loc,
             "conflicting types for '" + F->Name + "': " + quoted(F->Ty) + " vs " + quoted(G->Ty));
       Note(G->Loc, "previous declaration of '" + F->Name + "' is here");

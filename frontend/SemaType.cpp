@@ -262,36 +262,12 @@ std::optional<CastKind> Sema::kindConversion(const Type *From, const Type *To, b
   return std::nullopt;
 }
 
-ConvRank Sema::conversionRank(const Type *From, const Type *To, bool IsNull) {
-  if (!From || !To)
-    return RankNone;
-  if (From->isVarying() && To->isUniform())
-    return RankNone;
-  bool Broadcast = !From->isVarying() && To->isVarying();
-  const Type *ToAtFrom = Types.withVariability(To, From->getVariability());
-  if (sameType(From, ToAtFrom))
-    return Broadcast ? RankBroadcast : RankExact;
-  std::optional<CastKind> CK = kindConversion(From, ToAtFrom, IsNull, /*Explicit=*/false);
-  if (!CK)
-    return RankNone;
-  bool Promotion = false;
-  Type::Kind FK = From->getKind(), TK = To->getKind();
-  if (*CK == CastKind::NoOp)
-    Promotion = true;
-  else if ((*CK == CastKind::IntegralCast || *CK == CastKind::BoolToIntegral) && To->isInteger())
-    // C's integer promotion: bool, 8/16-bit integers and enums to int32.
-    Promotion = promotedKind(From) != FK && TK == promotedKind(From);
-  else if (*CK == CastKind::FloatingCast)
-    Promotion = kindWidth(TK) > kindWidth(FK);
-  if (Promotion)
-    return Broadcast ? RankPromotionBroadcast : RankPromotion;
-  bool Lossy = *CK == CastKind::FloatingToIntegral || *CK == CastKind::ToBool ||
-               (*CK == CastKind::FloatingCast && kindWidth(TK) < kindWidth(FK)) ||
-               (*CK == CastKind::IntegralCast && From->isInteger() && To->isInteger() &&
-                kindWidth(TK) < kindWidth(FK));
-  if (Lossy)
-    return Broadcast ? RankLossyBroadcast : RankLossy;
-  return Broadcast ? RankConversionBroadcast : RankConversion;
+bool Sema::implicitlyConvertible(const Type *From, const Type *To, bool IsNull) {
+  if (!From || !To || (From->isVarying() && To->isUniform()))
+    return false;
+  return kindConversion(From, Types.withVariability(To, From->getVariability()), IsNull,
+                        /*Explicit=*/false)
+      .has_value();
 }
 
 /// Truncates `V` to the width and signedness of `T` (an integer, enum or bool).

@@ -81,6 +81,8 @@ private:
   Value *assign(AssignExpr *E);
   Value *conditional(ConditionalExpr *E);
   Value *call(CallExpr *E);
+  /// The address passed for a reference parameter: the argument's own, or a temporary's.
+  Value *referenceArgument(Expr *Arg, const Type *ParamTy);
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
   Value *unsupported(SourceLoc Loc, const std::string &What);
   /// Reports an unsupported l-value and returns a stand-in address of the
@@ -177,6 +179,14 @@ public:
   std::unique_ptr<Module> M;
 
 private:
+  /// The function `E` designates as a constant: `f` or `&f`.
+  static FunctionDecl *addressedFunction(Expr *E) {
+    if (auto *U = dyn_cast<UnaryExpr>(E); U && U->Op == UnaryOp::AddrOf)
+      E = U->Operand;
+    auto *DR = dyn_cast<DeclRefExpr>(E);
+    return DR ? dyn_cast_or_null<FunctionDecl>(DR->D) : nullptr;
+  }
+
   /// Global initializers must be constants: flatten literals (and init lists).
   void constantInit(Expr *E, Global &G) {
     while (auto *IC = dyn_cast<ImplicitCastExpr>(E))
@@ -191,6 +201,10 @@ private:
     if (auto *L = dyn_cast<InitListExpr>(E)) {
       for (Expr *El : L->Elements)
         constantInit(El, G);
+    } else if (FunctionDecl *FD = addressedFunction(E)) {
+      G.InitFuncs[G.InitInt.size()] = functionFor(FD);
+      G.InitInt.push_back(0);
+      G.InitFloat.push_back(0);
     } else if (std::optional<int64_t> Folded =
                    E->Ty && E->Ty->isInteger() && !isa<IntegerLiteral>(E) ? foldInteger(E)
                                                                           : std::nullopt) {
@@ -624,7 +638,7 @@ void FunctionLowering::localVar(VarDecl *V) {
     Value *Slot = B.var(irType(B.types(), V->Ty), V->Name);
     Locals[V] = Slot;
     if (V->Init)
-      B.store(Slot, address(V->Init));
+      B.store(Slot, convert(address(V->Init), irType(B.types(), V->Ty)));
     return;
   }
   Value *Slot = B.var(V->Ty, V->Name);
@@ -894,6 +908,15 @@ Value *FunctionLowering::unary(UnaryExpr *E) {
   case UnaryOp::Plus:
     return convert(rvalue(E->Operand), E->Ty);
   case UnaryOp::AddrOf:
+    // `&f` of a function is the function pointer itself, as a plain `f` is.
+    if (E->Operand->Ty && E->Operand->Ty->isFunction()) {
+      if (auto *DR = dyn_cast<DeclRefExpr>(E->Operand))
+        if (auto *FD = dyn_cast_or_null<FunctionDecl>(DR->D)) {
+          Op *O = B.create(OpCode::FuncAddr, E->Ty);
+          O->Callee = ML.functionFor(FD);
+          return O->result();
+        }
+    }
     return convert(address(E->Operand), E->Ty);
   case UnaryOp::Deref:
     return B.load(rvalue(E->Operand));
@@ -1008,6 +1031,17 @@ Value *FunctionLowering::assign(AssignExpr *E) {
   return New;
 }
 
+Value *FunctionLowering::referenceArgument(Expr *Arg, const Type *ParamTy) {
+  const Type *PtrTy = irType(B.types(), ParamTy);
+  if (Arg->IsLValue)
+    return convert(address(Arg), PtrTy);
+  // A temporary bound to a reference (ISPC allows it): spill it to a slot.
+  const Type *Target = B.types().withConst(ParamTy->getPointee(), false);
+  Value *Slot = B.var(Target, "ref.tmp");
+  B.store(Slot, convert(rvalue(Arg), Target));
+  return convert(Slot, PtrTy);
+}
+
 Value *FunctionLowering::call(CallExpr *E) {
   std::vector<Value *> Args;
   FunctionDecl *FD = E->ResolvedCallee;
@@ -1030,7 +1064,7 @@ Value *FunctionLowering::call(CallExpr *E) {
       ArgExprs.push_back(FD->Params[I]->Init);
   for (size_t I = 0; I < ArgExprs.size(); ++I) {
     if (I < Params.size() && Params[I]->isReference()) {
-      Args.push_back(address(ArgExprs[I]));
+      Args.push_back(referenceArgument(ArgExprs[I], Params[I]));
       continue;
     }
     Value *A = rvalue(ArgExprs[I]);
