@@ -227,6 +227,12 @@ private:
     for (const FieldDecl &FD : T->getStructDecl()->Fields)
       Fields.push_back(
           llvmType(IRM.Types.memberType(FD.Ty, T->getVariability()), /*InMemory=*/true));
+    // An empty struct still takes a byte (sizeof 1, as in ISPC); no member
+    // index refers to the filler.
+    if (Fields.empty()) {
+      Fields.push_back(B.getInt8Ty());
+      EmptyStructs.insert(ST);
+    }
     ST->setBody(Fields);
     return ST;
   }
@@ -348,6 +354,8 @@ private:
         return llvm::ConstantArray::get(AT, Elts);
       }
       if (auto *ST = llvm::dyn_cast<llvm::StructType>(Ty)) {
+        if (EmptyStructs.count(ST)) // its filler byte has no initializer
+          return llvm::Constant::getNullValue(ST);
         std::vector<llvm::Constant *> Fields;
         for (llvm::Type *FT : ST->elements())
           Fields.push_back(Build(FT));
@@ -1751,6 +1759,8 @@ private:
   std::map<ir::Function *, llvm::Function *> Functions;
   std::map<ir::Global *, llvm::GlobalVariable *> Globals;
   std::map<std::pair<StructDecl *, Variability>, llvm::StructType *> Structs;
+  /// Structs without members: their one filler byte is no member.
+  std::set<llvm::StructType *> EmptyStructs;
 };
 
 } // namespace

@@ -72,6 +72,9 @@ static CallArgument describeArgument(Expr *E) {
     A.IsLiteral = llvm::isa_and_nonnull<EnumConstantDecl>(D);
     break;
   }
+  case Expr::CallExprKind:
+    A.IsReference = E->IsLValue; // returns a reference
+    break;
   default:
     break;
   }
@@ -389,9 +392,16 @@ bool Sema::checkCall(CallExpr *E) {
   }
   switch (E->Kind) {
   case CallKind::Plain:
-    E->Ty = Ret;
+    // A call of `T &f(...)` names the object f returns a reference to.
+    E->Ty = Ret->isReference() ? Ret->getPointee() : Ret;
+    E->IsLValue = Ret->isReference();
     break;
   case CallKind::Crev:
+    if (Ret->isReference()) {
+      Diags.error(E->Loc, "'crev' of '" + Name +
+                              "', which returns a reference, is not supported yet");
+      return false;
+    }
     // Lane l receives the result of lane l's run: always varying.
     E->Ty = Ret->isVoid() ? Ret : varyingOf(Ret);
     break;

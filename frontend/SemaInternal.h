@@ -161,6 +161,7 @@ public:
   bool implicitlyConvertible(const Type *From, const Type *To, bool IsNull);
 
   //===--- SemaStmt.cpp: statements and control-flow rules ----------------===//
+  void checkReferenceReturn(Expr *Value, const Type *Ret, const std::string &Name);
   void checkStmt(Stmt *S);
   void checkStmtSlot(Stmt *S) {
     if (S)

@@ -143,6 +143,9 @@ std::optional<uint64_t> Sema::sizeOf(const Type *T) const {
     StructDecl *S = completeStruct(T->getStructDecl());
     if (!S)
       return std::nullopt;
+    // An empty struct takes one byte, uniform or varying (C++, ISPC).
+    if (S->Fields.empty())
+      return 1;
     uint64_t Offset = 0, MaxAlign = 1;
     for (const FieldDecl &F : S->Fields) {
       if (!F.Ty)

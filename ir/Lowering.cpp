@@ -101,6 +101,8 @@ private:
   DiagnosticEngine &Diags;
   Builder B;
   llvm::DenseMap<VarDecl *, Value *> Locals;
+  /// `T &f(...)`: a return passes the address of its operand.
+  bool ReturnsReference = false;
   /// Innermost last: null for a loop, the `continued` flag slot for a switch.
   std::vector<Value *> Breakables;
 };
@@ -138,7 +140,11 @@ public:
     F->Name = FD->Name;
     F->Loc = FD->Loc;
     F->Symbol = Sym;
-    F->Ty = FD->Ty;
+    // A reference result travels as a pointer, as reference parameters do.
+    F->Ty = FD->Ty->getReturnType()->isReference()
+                ? Ctx.Types.getFunction(irType(Ctx.Types, FD->Ty->getReturnType()),
+                                        FD->Ty->getParamTypes(), FD->Ty->getFunctionFlags())
+                : FD->Ty;
     F->IsStatic = FD->Storage == StorageClass::Static;
     F->IsStdlib = FD->IsStdlib;
     for (size_t I = 0; I < FD->Ty->getParamTypes().size(); ++I) {
@@ -355,6 +361,7 @@ void FunctionLowering::lowerBody(FunctionDecl &FD) {
   F.Body = std::make_unique<Region>();
   B.setInsertRegion(F.Body.get());
   B.setLoc(FD.Loc);
+  ReturnsReference = FD.Ty->getReturnType()->isReference();
   // Parameters are mutable locals: copy each into its own slot.
   for (size_t I = 0; I < FD.Params.size() && I < F.Params.size(); ++I) {
     VarDecl *P = FD.Params[I];
@@ -435,7 +442,9 @@ void FunctionLowering::stmt(Stmt *S) {
   case Stmt::ReturnStmtKind: {
     auto *R = cast<ReturnStmt>(S);
     std::vector<Value *> Ops;
-    if (R->Value && !R->Value->Ty->isVoid())
+    if (R->Value && ReturnsReference)
+      Ops.push_back(convert(address(R->Value), F.Ty->getReturnType()));
+    else if (R->Value && !R->Value->Ty->isVoid())
       Ops.push_back(convert(rvalue(R->Value), F.Ty->getReturnType()));
     else if (R->Value)
       rvalue(R->Value);
@@ -777,6 +786,11 @@ Value *FunctionLowering::address(Expr *E) {
       return address(IC->Operand);
     break;
   }
+  case Expr::CallExprKind:
+    // `T &f(...)` returns the address of the object it refers to.
+    if (E->IsLValue)
+      return call(cast<CallExpr>(E));
+    break;
   default:
     break;
   }
@@ -841,7 +855,8 @@ Value *FunctionLowering::rvalue(Expr *E) {
   case Expr::ConditionalExprKind:
     return conditional(cast<ConditionalExpr>(E));
   case Expr::CallExprKind:
-    return call(cast<CallExpr>(E));
+    // A call of a function returning a reference is an lvalue: read it.
+    return E->IsLValue ? B.load(call(cast<CallExpr>(E))) : call(cast<CallExpr>(E));
   case Expr::IndexExprKind:
   case Expr::MemberExprKind:
     return B.load(address(E));
@@ -1080,7 +1095,9 @@ Value *FunctionLowering::call(CallExpr *E) {
   OpCode Code = E->Kind == CallKind::Crev     ? OpCode::Crev
                 : E->Kind == CallKind::Launch ? OpCode::Launch
                                               : OpCode::Call;
-  const Type *ResultTy = E->Ty && !E->Ty->isVoid() ? E->Ty : nullptr;
+  const Type *ResultTy = E->IsLValue                   ? irType(B.types(), FnTy->getReturnType())
+                         : E->Ty && !E->Ty->isVoid() ? E->Ty
+                                                     : nullptr;
   Op *O = B.create(Code, ResultTy, Args);
   if (FD)
     O->Callee = ML.functionFor(FD);
