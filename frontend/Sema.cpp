@@ -36,6 +36,8 @@
 
 #include "frontend/SemaInternal.h"
 
+#include <utility>
+
 namespace spmdc {
 
 std::string ConvContext::describe() const {
@@ -334,9 +336,15 @@ void Sema::declareFunction(FunctionDecl *F) {
                         "redefined");
       return;
     }
-    // A prototype and its definition: later calls resolve to the definition.
-    if (F->Body)
+    // A prototype and its definition: later calls resolve to the definition,
+    // which takes over the defaults only the prototype gave (C++; checked
+    // once, with the definition).
+    if (F->Body) {
+      for (size_t I = 0; I < F->Params.size() && I < G->Params.size(); ++I)
+        if (F->Params[I] && G->Params[I] && !F->Params[I]->Init && G->Params[I]->Init)
+          F->Params[I]->Init = std::exchange(G->Params[I]->Init, nullptr);
       G = F;
+    }
     return;
   }
   Set.push_back(F);
