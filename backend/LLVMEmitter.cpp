@@ -109,6 +109,10 @@ public:
     for (auto &F : IRM.Functions)
       if ((!F->IsStdlib || F->Body) && Used.count(F.get()))
         declareFunction(*F);
+    // Initializers holding function addresses wait for the functions.
+    for (auto &G : IRM.Globals)
+      if (!G->InitFuncs.empty() && !G->IsExtern)
+        Globals[G.get()]->setInitializer(globalInitializer(*G, /*WithFunctions=*/true));
     for (auto &F : IRM.Functions)
       if (F->Body && Used.count(F.get()))
         defineFunction(*F);
@@ -140,6 +144,10 @@ private:
     for (auto &F : IRM.Functions)
       if (!F->IsStdlib && Seen.insert(F.get()).second)
         Work.push_back(F.get());
+    for (auto &G : IRM.Globals)
+      for (auto &[Index, F] : G->InitFuncs)
+        if (Seen.insert(F).second)
+          Work.push_back(F);
     std::function<void(ir::Region &)> Scan = [&](ir::Region &R) {
       for (auto &O : R.Ops) {
         if (O->Callee && Seen.insert(O->Callee).second)
@@ -220,6 +228,12 @@ private:
     for (const FieldDecl &FD : T->getStructDecl()->Fields)
       Fields.push_back(
           llvmType(IRM.Types.memberType(FD.Ty, T->getVariability()), /*InMemory=*/true));
+    // An empty struct still takes a byte (sizeof 1, as in ISPC); no member
+    // index refers to the filler.
+    if (Fields.empty()) {
+      Fields.push_back(B.getInt8Ty());
+      EmptyStructs.insert(ST);
+    }
     ST->setBody(Fields);
     return ST;
   }
@@ -236,17 +250,26 @@ private:
     return Target.isGPU() && !G.IsShared && G.Ty->isVarying();
   }
 
+  /// The initial value of a non-extern global; function addresses in it read
+  /// as null until `WithFunctions` (once the functions are declared).
+  llvm::Constant *globalInitializer(ir::Global &G, bool WithFunctions) {
+    llvm::Type *T = llvmType(G.Ty, true);
+    llvm::Constant *Init = G.InitInt.empty() || (!G.InitFuncs.empty() && !WithFunctions)
+                               ? llvm::Constant::getNullValue(T)
+                               : constantInit(G, T);
+    if (isPerLaneGlobal(G))
+      Init = llvm::ConstantArray::get(llvm::ArrayType::get(T, W),
+                                      std::vector<llvm::Constant *>(W, Init));
+    return Init;
+  }
+
   void declareGlobal(ir::Global &G) {
     llvm::Type *T = llvmType(G.Ty, true);
     llvm::Constant *Init = nullptr;
     if (!G.IsExtern)
-      Init = G.InitInt.empty() ? llvm::Constant::getNullValue(T) : constantInit(G, T);
-    if (isPerLaneGlobal(G)) {
-      auto *PerLane = llvm::ArrayType::get(T, W);
-      if (Init)
-        Init = llvm::ConstantArray::get(PerLane, std::vector<llvm::Constant *>(W, Init));
-      T = PerLane;
-    }
+      Init = globalInitializer(G, /*WithFunctions=*/false);
+    if (isPerLaneGlobal(G))
+      T = llvm::ArrayType::get(T, W);
     auto Linkage = G.IsExtern   ? llvm::GlobalValue::ExternalLinkage
                    : G.IsStatic ? llvm::GlobalValue::InternalLinkage
                                 : llvm::GlobalValue::ExternalLinkage;
@@ -338,9 +361,19 @@ private:
           Elts.push_back(Build(AT->getElementType()));
         return llvm::ConstantArray::get(AT, Elts);
       }
+      if (auto *ST = llvm::dyn_cast<llvm::StructType>(Ty)) {
+        if (EmptyStructs.count(ST)) // its filler byte has no initializer
+          return llvm::Constant::getNullValue(ST);
+        std::vector<llvm::Constant *> Fields;
+        for (llvm::Type *FT : ST->elements())
+          Fields.push_back(Build(FT));
+        return llvm::ConstantStruct::get(ST, Fields);
+      }
       if (auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Ty))
         return llvm::ConstantVector::getSplat(VT->getElementCount(), Build(VT->getElementType()));
       size_t I = Next < G.InitInt.size() ? Next++ : G.InitInt.size();
+      if (auto F = G.InitFuncs.find(I); F != G.InitFuncs.end() && Ty->isPointerTy())
+        return Functions[F->second];
       if (Ty->isFloatingPointTy())
         return llvm::ConstantFP::get(Ty, I < G.InitFloat.size() ? G.InitFloat[I] : 0.0);
       if (Ty->isIntegerTy())
@@ -1810,6 +1843,8 @@ private:
   std::map<ir::Function *, llvm::Function *> Functions;
   std::map<ir::Global *, llvm::GlobalVariable *> Globals;
   std::map<std::pair<StructDecl *, Variability>, llvm::StructType *> Structs;
+  /// Structs without members: their one filler byte is no member.
+  std::set<llvm::StructType *> EmptyStructs;
 };
 
 } // namespace

@@ -37,6 +37,8 @@
 
 #include "frontend/SemaInternal.h"
 
+#include <utility>
+
 namespace spmdc {
 
 std::string ConvContext::describe() const {
@@ -302,8 +304,12 @@ void Sema::declareFunction(FunctionDecl *F) {
   for (FunctionDecl *&G : Set) {
     const auto &GP = G->Ty->getParamTypes();
     bool SameParams = GP.size() == ParamTypes.size();
+    // Top-level const does not tell overloads apart; a const reference and a
+    // plain one do (ISPC ranks them differently).
     for (size_t I = 0; SameParams && I < GP.size(); ++I)
-      SameParams = sameType(GP[I], ParamTypes[I]);
+      SameParams = GP[I]->isReference() || ParamTypes[I]->isReference()
+                       ? GP[I] == ParamTypes[I]
+                       : sameType(GP[I], ParamTypes[I]);
     if (!SameParams) {
       bool Exported = Flags.Export || G->flags().Export;
       bool ExternC = Flags.ExternC || G->flags().ExternC;
@@ -315,7 +321,14 @@ void Sema::declareFunction(FunctionDecl *F) {
       }
       continue;
     }
-    if (G->Ty != F->Ty) {
+    // A parameter's top-level const is the definition's business (C, ISPC).
+    auto Normalized = [&](const Type *FT) {
+      std::vector<const Type *> Ps;
+      for (const Type *P : FT->getParamTypes())
+        Ps.push_back(P->isReference() ? P : unqualified(P));
+      return Types.getFunction(FT->getReturnType(), std::move(Ps), FT->getFunctionFlags());
+    };
+    if (Normalized(G->Ty) != Normalized(F->Ty)) {
       Error(F->Loc,
             "conflicting types for '" + F->Name + "': " + quoted(F->Ty) + " vs " + quoted(G->Ty));
       Note(G->Loc, "previous declaration of '" + F->Name + "' is here");
@@ -332,9 +345,15 @@ void Sema::declareFunction(FunctionDecl *F) {
                         "redefined");
       return;
     }
-    // A prototype and its definition: later calls resolve to the definition.
-    if (F->Body)
+    // A prototype and its definition: later calls resolve to the definition,
+    // which takes over the defaults only the prototype gave (C++; checked
+    // once, with the definition).
+    if (F->Body) {
+      for (size_t I = 0; I < F->Params.size() && I < G->Params.size(); ++I)
+        if (F->Params[I] && G->Params[I] && !F->Params[I]->Init && G->Params[I]->Init)
+          F->Params[I]->Init = std::exchange(G->Params[I]->Init, nullptr);
       G = F;
+    }
     return;
   }
   Set.push_back(F);

@@ -1,16 +1,19 @@
 // Sema for calls: overload resolution, argument conversion, `launch` and `crev`.
 //
-// Overloads are ranked in ISPC's spirit: each argument is an exact match, a
-// uniform->varying broadcast, a promotion (C's integer promotion, float
-// widening), a conversion or a lossy conversion (float -> int, narrowing),
-// possibly with a broadcast. The candidate needing the fewest lossy
-// conversions, then conversions, then promotions, then broadcasts wins; a tie
-// on that cost is an ambiguous call. In a `crev` call each argument is one
+// Overloads are ranked exactly as ISPC ranks them (user guide, "Function
+// Overloading"): each argument costs a multiple of a scale by how it reaches
+// its parameter -- exact (0), binding a reference (2), dropping const (1),
+// widening without loss (8), uniform->varying (16), widening plus broadcast
+// (128), any other conversion (64, plus 128 with a broadcast). A literal
+// argument's scale is 512 times smaller than another's, so converting a
+// literal is cheaper than converting a variable. The candidate with the lowest
+// sum wins; a tie is an ambiguous call, and a winner that another candidate
+// beats on some argument draws ISPC's "ambiguous" warning. In a `crev` call each argument is one
 // lane's value, so arguments rank as their uniform versions and a varying argument may feed a
 // uniform parameter (the back end extracts the lane).
 #include "frontend/SemaInternal.h"
 
-#include <array>
+#include <algorithm>
 
 namespace spmdc {
 
@@ -42,21 +45,126 @@ size_t requiredParams(const FunctionDecl *F) {
 
 } // namespace
 
-ConvRank Sema::argumentRank(Expr *Arg, const Type *ParamTy, bool Crev) {
+/// The argument as ISPC's overload ranking sees it: its type keeps const
+/// (literals are const), a reference stays a reference, and literals scale
+/// their conversions down.
+struct CallArgument {
+  const Type *Ty = nullptr; ///< before array/function decay, reference stripped
+  bool IsReference = false; ///< names a reference variable
+  bool IsLiteral = false;   ///< a literal or enumerator (ISPC's ConstExpr)
+  bool Const = false;
+};
+
+static CallArgument describeArgument(Expr *E) {
+  CallArgument A;
+  A.Ty = E->Ty;
+  switch (E->getKind()) {
+  case Expr::IntegerLiteralKind:
+  case Expr::FloatLiteralKind:
+  case Expr::BoolLiteralKind:
+  case Expr::NullLiteralKind:
+    A.IsLiteral = true;
+    break;
+  case Expr::DeclRefExprKind: {
+    Decl *D = llvm::cast<DeclRefExpr>(E)->D;
+    if (auto *V = llvm::dyn_cast_or_null<VarDecl>(D))
+      A.IsReference = V->Ty && V->Ty->isReference();
+    A.IsLiteral = llvm::isa_and_nonnull<EnumConstantDecl>(D);
+    break;
+  }
+  case Expr::CallExprKind:
+    A.IsReference = E->IsLValue; // returns a reference
+    break;
+  default:
+    break;
+  }
+  A.Const = A.IsLiteral || (A.Ty && A.Ty->isConst());
+  return A;
+}
+
+/// ISPC's lossless widening between atomic types of one variability: bool to
+/// anything, 8-bit to anything but bool, 16-bit to 16 bits or more, 32-bit
+/// integers to 32/64-bit integers, float16 to float/double, float to double,
+/// 64-bit integers to 64-bit integers.
+static bool isWidening(const Type *From, const Type *To) {
+  if (!From->isArithmetic() || !To->isArithmetic() || From->isEnum() || To->isEnum() ||
+      From->getVariability() != To->getVariability())
+    return false;
+  Type::Kind T = To->getKind();
+  auto Is = [T](std::initializer_list<Type::Kind> Ks) {
+    return std::find(Ks.begin(), Ks.end(), T) != Ks.end();
+  };
+  switch (From->getKind()) {
+  case Type::Bool:
+    return true;
+  case Type::Int8:
+  case Type::UInt8:
+    return T != Type::Bool;
+  case Type::Int16:
+  case Type::UInt16:
+    return !Is({Type::Bool, Type::Int8, Type::UInt8});
+  case Type::Int32:
+  case Type::UInt32:
+    return Is({Type::Int32, Type::UInt32, Type::Int64, Type::UInt64});
+  case Type::Float16:
+    return Is({Type::Float, Type::Double});
+  case Type::Float:
+    return T == Type::Double;
+  case Type::Int64:
+  case Type::UInt64:
+    return Is({Type::Int64, Type::UInt64});
+  default:
+    return false;
+  }
+}
+
+std::optional<uint64_t> Sema::argumentCost(Expr *Arg, const Type *ParamTy, bool Crev,
+                                           size_t NumArgs) {
+  CallArgument A = describeArgument(Arg);
+  if (!A.Ty)
+    return std::nullopt;
+  if (Crev && A.Ty->isVarying())
+    A.Ty = uniformOf(A.Ty);
+  const uint64_t Scale = (NumArgs + 1) * (A.IsLiteral ? 1 : 512);
+
   if (ParamTy->isReference()) {
     const Type *Target = ParamTy->getPointee();
-    if (!Arg->IsLValue || !Arg->Ty)
-      return RankNone;
-    if (sameType(Arg->Ty, Target) && (!Arg->Ty->isConst() || Target->isConst()))
-      return RankExact;
-    return RankNone;
+    if (A.IsReference && A.Ty == Target)
+      return 0;
+    // A const object never binds to a non-const reference; the referenced
+    // types must otherwise agree exactly (no conversion into a reference).
+    if ((A.Const && !Target->isConst()) || !sameType(A.Ty, Target))
+      return std::nullopt;
+    return (!A.Const && Target->isConst() ? 4 : 2) * Scale;
   }
-  const Type *From = rvalueTypeOf(*this, Arg);
-  if (!From)
-    return RankNone;
-  if (Crev && From->isVarying())
-    From = uniformOf(From);
-  return conversionRank(From, unqualified(ParamTy), isNullPointerConstant(Arg));
+  const Type *P = ParamTy;
+  if (!A.IsReference && A.Ty == P && A.Const == P->isConst())
+    return 0;
+  if (P->isPointer() && isNullPointerConstant(Arg))
+    return 0;
+  uint64_t Cost = A.IsReference ? 2 * Scale : 0;
+  if (A.Ty->isArray() || A.Ty->isFunction()) {
+    // Array and function designators decay to pointers: a conversion.
+    const Type *Decayed = rvalueTypeOf(*this, Arg);
+    if (!implicitlyConvertible(Decayed, unqualified(P), false))
+      return std::nullopt;
+    return Cost + (P->isVarying() && Decayed->isUniform() ? 192 : 64) * Scale;
+  }
+  const Type *From = unqualified(A.Ty), *To = unqualified(P);
+  if (From == To)
+    return Cost + 1 * Scale;
+  if (isWidening(From, To))
+    return Cost + 8 * Scale;
+  if (To->isVarying() && From->isUniform()) {
+    if (varyingOf(From) == To)
+      return Cost + 16 * Scale;
+    if (isWidening(varyingOf(From), To))
+      return Cost + 128 * Scale;
+    Cost += 128 * Scale;
+  }
+  if (!implicitlyConvertible(From, To, isNullPointerConstant(Arg)))
+    return std::nullopt;
+  return Cost + 64 * Scale;
 }
 
 /// Converts the call's (checked, not yet loaded) arguments to the parameter
@@ -86,16 +194,20 @@ bool Sema::checkCallArgs(CallExpr *E, const Type *FnTy, const std::string &Name,
     const Type *P = PT[I];
     ConvContext Where{ConvContext::Arg, Name, unsigned(I + 1)};
     if (P->isReference()) {
-      const Type *Target = P->getPointee();
-      if (!Arg->IsLValue) {
-        Diags.error(Arg->Loc, "argument " + std::to_string(I + 1) + " of call to '" + Name +
-                                  "' must be an lvalue: the parameter is a reference");
-        Ok = false;
-      } else if (!sameType(Arg->Ty, Target) || (Arg->Ty->isConst() && !Target->isConst())) {
-        Diags.error(Arg->Loc, "cannot bind " + quoted(Arg->Ty) + " to reference parameter " +
+      // As in ISPC, a reference binds to an object of exactly its type, or
+      // to a temporary holding the argument's value (lowering spills it);
+      // something const binds only to a const reference.
+      if (!argumentCost(Arg, P, Crev, E->Args.size())) {
+        bool ConstToPlain = describeArgument(Arg).Const && !P->getPointee()->isConst() &&
+                            sameType(Arg->Ty, P->getPointee());
+        Diags.error(Arg->Loc, "cannot bind " + std::string(ConstToPlain ? "constant " : "") +
+                                  quoted(rvalueTypeOf(*this, Arg)) + " to " +
+                                  (ConstToPlain ? "non-const " : "") + "reference parameter " +
                                   std::to_string(I + 1) + " of '" + Name + "' of type " +
                                   quoted(P));
         Ok = false;
+      } else if (!Arg->IsLValue) {
+        Ok &= toRValue(Arg);
       }
       continue;
     }
@@ -117,7 +229,8 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
   bool Crev = E->Kind == CallKind::Crev;
   struct Viable {
     FunctionDecl *F;
-    std::vector<ConvRank> Ranks;
+    std::vector<uint64_t> Costs; ///< per argument
+    uint64_t Total = 0;
   };
   std::vector<Viable> Viables;
   for (FunctionDecl *F : Candidates) {
@@ -127,9 +240,10 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
     Viable V{F, {}};
     bool Ok = true;
     for (size_t I = 0; I < E->Args.size() && Ok; ++I) {
-      ConvRank R = argumentRank(E->Args[I], PT[I], Crev);
-      Ok = R != RankNone;
-      V.Ranks.push_back(R);
+      std::optional<uint64_t> C = argumentCost(E->Args[I], PT[I], Crev, E->Args.size());
+      Ok = C.has_value();
+      V.Costs.push_back(C.value_or(0));
+      V.Total += C.value_or(0);
     }
     if (Ok)
       Viables.push_back(std::move(V));
@@ -153,44 +267,36 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
     NoteCandidates(Candidates);
     return nullptr;
   }
-  // A candidate's cost: how many arguments need a lossy conversion, then how
-  // many another conversion, then a promotion, then a uniform->varying
-  // broadcast; compared in that order.
-  auto Cost = [](const Viable &V) {
-    std::array<unsigned, 4> C{0, 0, 0, 0};
-    for (ConvRank R : V.Ranks) {
-      if (R >= RankLossy)
-        ++C[0];
-      else if (R >= RankConversion)
-        ++C[1];
-      else if (R >= RankPromotion)
-        ++C[2];
-      if (R % 2 == 1)
-        ++C[3];
-    }
-    return C;
-  };
-  auto Better = [&](const Viable &A, const Viable &B) { return Cost(A) < Cost(B); };
-  for (const Viable &V : Viables) {
-    bool BestOfAll = true;
-    for (const Viable &W : Viables)
-      if (&V != &W && !Better(V, W))
-        BestOfAll = false;
-    if (BestOfAll)
-      return V.F;
+  uint64_t Best = Viables.front().Total;
+  for (const Viable &V : Viables)
+    Best = std::min(Best, V.Total);
+  std::vector<const Viable *> Cheapest;
+  for (const Viable &V : Viables)
+    if (V.Total == Best)
+      Cheapest.push_back(&V);
+  if (Cheapest.size() > 1) {
+    std::vector<FunctionDecl *> Tied;
+    for (const Viable *V : Cheapest)
+      Tied.push_back(V->F);
+    Diags.error(E->Loc, "call to '" + Name + "' is ambiguous with argument types " + ArgTypes());
+    NoteCandidates(Tied);
+    return nullptr;
   }
-  // No single best: list the candidates that no other candidate beats.
-  std::vector<FunctionDecl *> Tied;
-  for (const Viable &V : Viables) {
-    bool Beaten = false;
-    for (const Viable &W : Viables)
-      Beaten |= &V != &W && Better(W, V);
-    if (!Beaten)
-      Tied.push_back(V.F);
-  }
-  Diags.error(E->Loc, "call to '" + Name + "' is ambiguous with argument types " + ArgTypes());
-  NoteCandidates(Tied);
-  return nullptr;
+  // As ISPC: the cheapest candidate wins, but if another one passes some
+  // argument more cheaply the choice is ISPC's "ambiguous" warning.
+  const Viable &Winner = *Cheapest.front();
+  if (!(CurFunction && CurFunction->IsStdlib))
+    for (const Viable &V : Viables)
+      for (size_t I = 0; I < E->Args.size() && &V != &Winner; ++I)
+        if (V.Costs[I] < Winner.Costs[I]) {
+          Diags.warning(E->Loc, "call to '" + Name + "' with argument types " + ArgTypes() +
+                                    " is ambiguous: '" + functionSignature(Winner.F) +
+                                    "' is chosen, but another candidate matches argument " +
+                                    std::to_string(I + 1) + " better");
+          Diags.note(V.F->Loc, "candidate: '" + functionSignature(V.F) + "'");
+          return Winner.F;
+        }
+  return Winner.F;
 }
 
 bool Sema::checkCall(CallExpr *E) {
@@ -286,9 +392,16 @@ bool Sema::checkCall(CallExpr *E) {
   }
   switch (E->Kind) {
   case CallKind::Plain:
-    E->Ty = Ret;
+    // A call of `T &f(...)` names the object f returns a reference to.
+    E->Ty = Ret->isReference() ? Ret->getPointee() : Ret;
+    E->IsLValue = Ret->isReference();
     break;
   case CallKind::Crev:
+    if (Ret->isReference()) {
+      Diags.error(E->Loc, "'crev' of '" + Name +
+                              "', which returns a reference, is not supported yet");
+      return false;
+    }
     // Lane l receives the result of lane l's run: always varying.
     E->Ty = Ret->isVoid() ? Ret : varyingOf(Ret);
     break;

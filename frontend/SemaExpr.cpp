@@ -793,6 +793,10 @@ bool Sema::checkMember(MemberExpr *E) {
       return false;
     }
     E->IsLValue = E->Base->IsLValue;
+    // An element picked by a varying index (`a[i].x`) lives at a different
+    // address in each lane: even a uniform member reads as varying (ISPC).
+    if (E->IsLValue)
+      ThroughVaryingPointer = lvalueInfo(E->Base).VaryingAddress;
   }
   StructDecl *S = completeStruct(StructTy->getStructDecl());
   if (!S) {

@@ -26,23 +26,6 @@ struct ConvContext {
   std::string describe() const;
 };
 
-/// How good an implicit conversion is for overload resolution (lower is
-/// better); ISPC's spirit: exact > uniform->varying broadcast > conversions,
-/// and conversions that may lose information come last. Odd values carry a
-/// uniform->varying broadcast on top of the even rank below them.
-enum ConvRank : int {
-  RankExact = 0,
-  RankBroadcast = 1,
-  RankPromotion = 2,
-  RankPromotionBroadcast = 3,
-  RankConversion = 4,
-  RankConversionBroadcast = 5,
-  /// A conversion that may lose information (float -> int, narrowing).
-  RankLossy = 6,
-  RankLossyBroadcast = 7,
-  RankNone = 100,
-};
-
 class Sema {
 public:
   Sema(ASTContext &Ctx, DiagnosticEngine &Diags, const TargetInfo &Target,
@@ -112,9 +95,6 @@ public:
   /// Size in bytes, or nullopt for types without one (void, incomplete).
   std::optional<uint64_t> sizeOf(const Type *T) const;
   std::optional<uint64_t> alignOf(const Type *T) const;
-  /// Rank of the implicit conversion `From` (an rvalue type) -> `To`, or
-  /// RankNone. `IsNull` marks a null pointer constant.
-  ConvRank conversionRank(const Type *From, const Type *To, bool IsNull);
   /// The cast kind that changes `From`'s representation into `To`'s (same
   /// variability), or nullopt when no implicit conversion exists.
   std::optional<CastKind> kindConversion(const Type *From, const Type *To, bool IsNull,
@@ -181,9 +161,14 @@ public:
                      const std::vector<VarDecl *> *Params);
   FunctionDecl *resolveOverload(CallExpr *E, const std::string &Name,
                                 std::vector<FunctionDecl *> &Candidates);
-  ConvRank argumentRank(Expr *Arg, const Type *ParamTy, bool Crev);
+  /// ISPC's cost of passing `Arg` to a parameter of type `ParamTy` in a call
+  /// with `NumArgs` arguments, or nullopt when it cannot be passed.
+  std::optional<uint64_t> argumentCost(Expr *Arg, const Type *ParamTy, bool Crev, size_t NumArgs);
+  /// `From` (an rvalue type) converts implicitly to `To`.
+  bool implicitlyConvertible(const Type *From, const Type *To, bool IsNull);
 
   //===--- SemaStmt.cpp: statements and control-flow rules ----------------===//
+  void checkReferenceReturn(Expr *Value, const Type *Ret, const std::string &Name);
   void checkStmt(Stmt *S);
   void checkStmtSlot(Stmt *S) {
     if (S)

@@ -337,6 +337,20 @@ void Sema::checkBreakContinue(Stmt *S, bool IsBreak) {
   noteExit(T->Id, T->BodyStartSeq);
 }
 
+/// `return x;` from `T &f(...)`: x must be an object of type T (const may be
+/// added), whose address is returned.
+void Sema::checkReferenceReturn(Expr *Value, const Type *Ret, const std::string &Name) {
+  const Type *Target = Ret->getPointee();
+  if (!checkExpr(Value))
+    return;
+  if (!Value->IsLValue)
+    Diags.error(Value->Loc, "'" + Name + "' returns a reference, but the returned value of type " +
+                                quoted(Value->Ty) + " is a temporary");
+  else if (!sameType(Value->Ty, Target) || (Value->Ty->isConst() && !Target->isConst()))
+    Diags.error(Value->Loc, "cannot return " + quoted(Value->Ty) + " from '" + Name +
+                                "', which returns " + quoted(Ret));
+}
+
 void Sema::checkReturn(ReturnStmt *S) {
   if (!CurFunction)
     return;
@@ -344,7 +358,9 @@ void Sema::checkReturn(ReturnStmt *S) {
   const Type *Ret = CurFunction->Ty->getReturnType();
   if (EverywhereDepth > 0)
     Diags.error(S->Loc, "'return' cannot leave an 'everywhere' block");
-  if (S->Value) {
+  if (S->Value && Ret->isReference()) {
+    checkReferenceReturn(S->Value, Ret, Name);
+  } else if (S->Value) {
     bool Ok = checkRValue(S->Value);
     if (Ret->isVoid()) {
       if (Ok && !S->Value->Ty->isVoid())

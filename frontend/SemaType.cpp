@@ -142,6 +142,9 @@ std::optional<uint64_t> Sema::sizeOf(const Type *T) const {
     StructDecl *S = completeStruct(T->getStructDecl());
     if (!S)
       return std::nullopt;
+    // An empty struct takes one byte, uniform or varying (C++, ISPC).
+    if (S->Fields.empty())
+      return 1;
     uint64_t Offset = 0, MaxAlign = 1;
     for (const FieldDecl &F : S->Fields) {
       if (!F.Ty)
@@ -261,36 +264,12 @@ std::optional<CastKind> Sema::kindConversion(const Type *From, const Type *To, b
   return std::nullopt;
 }
 
-ConvRank Sema::conversionRank(const Type *From, const Type *To, bool IsNull) {
-  if (!From || !To)
-    return RankNone;
-  if (From->isVarying() && To->isUniform())
-    return RankNone;
-  bool Broadcast = !From->isVarying() && To->isVarying();
-  const Type *ToAtFrom = Types.withVariability(To, From->getVariability());
-  if (sameType(From, ToAtFrom))
-    return Broadcast ? RankBroadcast : RankExact;
-  std::optional<CastKind> CK = kindConversion(From, ToAtFrom, IsNull, /*Explicit=*/false);
-  if (!CK)
-    return RankNone;
-  bool Promotion = false;
-  Type::Kind FK = From->getKind(), TK = To->getKind();
-  if (*CK == CastKind::NoOp)
-    Promotion = true;
-  else if ((*CK == CastKind::IntegralCast || *CK == CastKind::BoolToIntegral) && To->isInteger())
-    // Widening bool, 8/16-bit integers and enums to int32 ranks as a promotion.
-    Promotion = TK == Type::Int32 && (From->isBool() || From->isEnum() || kindWidth(FK) < 32);
-  else if (*CK == CastKind::FloatingCast)
-    Promotion = kindWidth(TK) > kindWidth(FK);
-  if (Promotion)
-    return Broadcast ? RankPromotionBroadcast : RankPromotion;
-  bool Lossy = *CK == CastKind::FloatingToIntegral || *CK == CastKind::ToBool ||
-               (*CK == CastKind::FloatingCast && kindWidth(TK) < kindWidth(FK)) ||
-               (*CK == CastKind::IntegralCast && From->isInteger() && To->isInteger() &&
-                kindWidth(TK) < kindWidth(FK));
-  if (Lossy)
-    return Broadcast ? RankLossyBroadcast : RankLossy;
-  return Broadcast ? RankConversionBroadcast : RankConversion;
+bool Sema::implicitlyConvertible(const Type *From, const Type *To, bool IsNull) {
+  if (!From || !To || (From->isVarying() && To->isUniform()))
+    return false;
+  return kindConversion(From, Types.withVariability(To, From->getVariability()), IsNull,
+                        /*Explicit=*/false)
+      .has_value();
 }
 
 /// Truncates `V` to the width and signedness of `T` (an integer, enum or bool).

@@ -271,10 +271,12 @@ const Type *TypeContext::bindVariability(const Type *T, Variability Default) {
   case Type::Void:
     return T;
   case Type::Function: {
+    // A function type's parameters and result default to varying wherever it
+    // is written (a function pointer member of a uniform struct included).
     std::vector<const Type *> Params;
     for (const Type *P : T->getParamTypes())
-      Params.push_back(bindVariability(P, Default));
-    return getFunction(bindVariability(T->getReturnType(), Default), std::move(Params),
+      Params.push_back(bindVariability(P, Variability::Varying));
+    return getFunction(bindVariability(T->getReturnType(), Variability::Varying), std::move(Params),
                        T->getFunctionFlags());
   }
   case Type::Array:

@@ -127,6 +127,8 @@ public:
   /// Constant initializer as flattened scalars (empty: zero-initialized).
   std::vector<double> InitFloat;
   std::vector<int64_t> InitInt;
+  /// Scalars of the initializer that hold a function's address, by index.
+  std::map<size_t, Function *> InitFuncs;
 };
 
 class Op {

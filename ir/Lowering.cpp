@@ -100,6 +100,8 @@ private:
   void soaStore(const SoaPlace &P, Value *V);
   Value *decay(Value *ArrayAddr);
   int64_t labelId(const LabelStmt *L) { return LabelIds.emplace(L, LabelIds.size()).first->second; }
+  /// The address passed for a reference parameter: the argument's own, or a temporary's.
+  Value *referenceArgument(Expr *Arg, const Type *ParamTy);
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
   Value *unsupported(SourceLoc Loc, const std::string &What);
   /// Reports an unsupported l-value and returns a stand-in address of the
@@ -118,6 +120,8 @@ private:
   DiagnosticEngine &Diags;
   Builder B;
   llvm::DenseMap<VarDecl *, Value *> Locals;
+  /// `T &f(...)`: a return passes the address of its operand.
+  bool ReturnsReference = false;
   /// Innermost last: null for a loop, the `continued` flag slot for a switch.
   std::vector<Value *> Breakables;
   /// The `label`/`goto` number of each label of the function.
@@ -157,7 +161,11 @@ public:
     F->Name = FD->Name;
     F->Loc = FD->Loc;
     F->Symbol = Sym;
-    F->Ty = FD->Ty;
+    // A reference result travels as a pointer, as reference parameters do.
+    F->Ty = FD->Ty->getReturnType()->isReference()
+                ? Ctx.Types.getFunction(irType(Ctx.Types, FD->Ty->getReturnType()),
+                                        FD->Ty->getParamTypes(), FD->Ty->getFunctionFlags())
+                : FD->Ty;
     F->IsStatic = FD->Storage == StorageClass::Static;
     F->IsStdlib = FD->IsStdlib;
     for (size_t I = 0; I < FD->Ty->getParamTypes().size(); ++I) {
@@ -198,6 +206,14 @@ public:
   std::unique_ptr<Module> M;
 
 private:
+  /// The function `E` designates as a constant: `f` or `&f`.
+  static FunctionDecl *addressedFunction(Expr *E) {
+    if (auto *U = dyn_cast<UnaryExpr>(E); U && U->Op == UnaryOp::AddrOf)
+      E = U->Operand;
+    auto *DR = dyn_cast<DeclRefExpr>(E);
+    return DR ? dyn_cast_or_null<FunctionDecl>(DR->D) : nullptr;
+  }
+
   /// Global initializers must be constants: flatten literals (and init lists).
   void constantInit(Expr *E, Global &G) {
     while (auto *IC = dyn_cast<ImplicitCastExpr>(E))
@@ -212,6 +228,10 @@ private:
     if (auto *L = dyn_cast<InitListExpr>(E)) {
       for (Expr *El : L->Elements)
         constantInit(El, G);
+    } else if (FunctionDecl *FD = addressedFunction(E)) {
+      G.InitFuncs[G.InitInt.size()] = functionFor(FD);
+      G.InitInt.push_back(0);
+      G.InitFloat.push_back(0);
     } else if (std::optional<int64_t> Folded =
                    E->Ty && (E->Ty->isInteger() || E->Ty->isBool()) && !isa<IntegerLiteral>(E)
                        ? foldInteger(E)
@@ -373,6 +393,7 @@ void FunctionLowering::lowerBody(FunctionDecl &FD) {
   F.Body = std::make_unique<Region>();
   B.setInsertRegion(F.Body.get());
   B.setLoc(FD.Loc);
+  ReturnsReference = FD.Ty->getReturnType()->isReference();
   // Parameters are mutable locals: copy each into its own slot.
   for (size_t I = 0; I < FD.Params.size() && I < F.Params.size(); ++I) {
     VarDecl *P = FD.Params[I];
@@ -453,7 +474,9 @@ void FunctionLowering::stmt(Stmt *S) {
   case Stmt::ReturnStmtKind: {
     auto *R = cast<ReturnStmt>(S);
     std::vector<Value *> Ops;
-    if (R->Value && !R->Value->Ty->isVoid())
+    if (R->Value && ReturnsReference)
+      Ops.push_back(convert(address(R->Value), F.Ty->getReturnType()));
+    else if (R->Value && !R->Value->Ty->isVoid())
       Ops.push_back(convert(rvalue(R->Value), F.Ty->getReturnType()));
     else if (R->Value)
       rvalue(R->Value);
@@ -669,7 +692,7 @@ void FunctionLowering::localVar(VarDecl *V) {
     Value *Slot = B.var(irType(B.types(), V->Ty), V->Name);
     Locals[V] = Slot;
     if (V->Init)
-      B.store(Slot, address(V->Init));
+      B.store(Slot, convert(address(V->Init), irType(B.types(), V->Ty)));
     return;
   }
   Value *Slot = B.var(V->Ty, V->Name);
@@ -819,6 +842,11 @@ Value *FunctionLowering::address(Expr *E) {
       return address(IC->Operand);
     break;
   }
+  case Expr::CallExprKind:
+    // `T &f(...)` returns the address of the object it refers to.
+    if (E->IsLValue)
+      return call(cast<CallExpr>(E));
+    break;
   default:
     break;
   }
@@ -885,7 +913,8 @@ Value *FunctionLowering::rvalue(Expr *E) {
   case Expr::ConditionalExprKind:
     return conditional(cast<ConditionalExpr>(E));
   case Expr::CallExprKind:
-    return call(cast<CallExpr>(E));
+    // A call of a function returning a reference is an lvalue: read it.
+    return E->IsLValue ? B.load(call(cast<CallExpr>(E))) : call(cast<CallExpr>(E));
   case Expr::IndexExprKind:
   case Expr::MemberExprKind:
     return B.load(address(E));
@@ -978,6 +1007,15 @@ Value *FunctionLowering::unary(UnaryExpr *E) {
   case UnaryOp::Plus:
     return convert(rvalue(E->Operand), E->Ty);
   case UnaryOp::AddrOf:
+    // `&f` of a function is the function pointer itself, as a plain `f` is.
+    if (E->Operand->Ty && E->Operand->Ty->isFunction()) {
+      if (auto *DR = dyn_cast<DeclRefExpr>(E->Operand))
+        if (auto *FD = dyn_cast_or_null<FunctionDecl>(DR->D)) {
+          Op *O = B.create(OpCode::FuncAddr, E->Ty);
+          O->Callee = ML.functionFor(FD);
+          return O->result();
+        }
+    }
     return convert(address(E->Operand), E->Ty);
   case UnaryOp::Deref:
     return B.load(rvalue(E->Operand));
@@ -1228,6 +1266,17 @@ void FunctionLowering::soaStore(const SoaPlace &P, Value *V) {
   }
 }
 
+Value *FunctionLowering::referenceArgument(Expr *Arg, const Type *ParamTy) {
+  const Type *PtrTy = irType(B.types(), ParamTy);
+  if (Arg->IsLValue)
+    return convert(address(Arg), PtrTy);
+  // A temporary bound to a reference (ISPC allows it): spill it to a slot.
+  const Type *Target = B.types().withConst(ParamTy->getPointee(), false);
+  Value *Slot = B.var(Target, "ref.tmp");
+  B.store(Slot, convert(rvalue(Arg), Target));
+  return convert(Slot, PtrTy);
+}
+
 Value *FunctionLowering::call(CallExpr *E) {
   std::vector<Value *> Args;
   FunctionDecl *FD = E->ResolvedCallee;
@@ -1250,7 +1299,7 @@ Value *FunctionLowering::call(CallExpr *E) {
       ArgExprs.push_back(FD->Params[I]->Init);
   for (size_t I = 0; I < ArgExprs.size(); ++I) {
     if (I < Params.size() && Params[I]->isReference()) {
-      Args.push_back(address(ArgExprs[I]));
+      Args.push_back(referenceArgument(ArgExprs[I], Params[I]));
       continue;
     }
     Value *A = rvalue(ArgExprs[I]);
@@ -1266,7 +1315,9 @@ Value *FunctionLowering::call(CallExpr *E) {
   OpCode Code = E->Kind == CallKind::Crev     ? OpCode::Crev
                 : E->Kind == CallKind::Launch ? OpCode::Launch
                                               : OpCode::Call;
-  const Type *ResultTy = E->Ty && !E->Ty->isVoid() ? E->Ty : nullptr;
+  const Type *ResultTy = E->IsLValue                   ? irType(B.types(), FnTy->getReturnType())
+                         : E->Ty && !E->Ty->isVoid() ? E->Ty
+                                                     : nullptr;
   Op *O = B.create(Code, ResultTy, Args);
   if (FD)
     O->Callee = ML.functionFor(FD);
