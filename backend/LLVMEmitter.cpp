@@ -1291,6 +1291,10 @@ private:
     case CastKind::UniformToVarying:
       set(O, splat(V));
       return;
+    case CastKind::VectorSplat:
+    case CastKind::VectorConvert:
+      // The lowering expands short-vector conversions element by element.
+      llvm_unreachable("short-vector conversion left in the IR");
     }
   }
 

@@ -105,6 +105,10 @@ const char *castKindName(CastKind K) {
     return "PointerToIntegral";
   case CastKind::IntegralToPointer:
     return "IntegralToPointer";
+  case CastKind::VectorSplat:
+    return "VectorSplat";
+  case CastKind::VectorConvert:
+    return "VectorConvert";
   }
   return "?";
 }

@@ -213,6 +213,10 @@ public:
   std::string Member;
   bool IsArrow;
   int FieldIndex = -1; ///< set by sema
+  /// Set by sema when the base is a short vector: the element indices the
+  /// member names (`v.y` -> {1}, `v.zyx` -> {2, 1, 0}); one index is an
+  /// element (an lvalue if the base is), several a new short vector.
+  std::vector<unsigned> Swizzle;
   static bool classof(const Expr *E) { return E->getKind() == MemberExprKind; }
 };
 
@@ -243,6 +247,8 @@ enum class CastKind {
   PointerCast, ///< pointer -> pointer of another type
   PointerToIntegral,
   IntegralToPointer,
+  VectorSplat,   ///< scalar -> short vector: every element gets the value
+  VectorConvert, ///< short vector -> short vector of the same length, element by element
 };
 const char *castKindName(CastKind K);
 

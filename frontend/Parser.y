@@ -49,6 +49,8 @@ void destroyScanner(void *Scanner);
 
 namespace {
 void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item);
+void setVectorLength(ParserState &PS, DeclSpec &Spec, std::optional<int64_t> Length,
+                     SourceLoc Loc);
 const Type *finishSpec(ParserState &PS, DeclSpec &Spec);
 const Type *applyDeclarator(ParserState &PS, const Type *Base, const Declarator &D,
                             const FunctionFlags &Flags);
@@ -155,6 +157,7 @@ using namespace spmdc;
 %type <int> assignment_operator unary_operator
 %type <spmdc::SpecItem> specifier struct_specifier enum_specifier
 %type <spmdc::DeclSpec> declaration_specifiers
+%type <std::optional<int64_t>> short_vector_length
 %type <spmdc::Declarator> declarator direct_declarator abstract_declarator
 %type <spmdc::Declarator> direct_abstract_declarator pointer
 %type <spmdc::DeclChunk> pointer_qualifiers
@@ -256,6 +259,17 @@ declaration_specifiers
         $$ = std::move($1);
         addSpec(PS, $$, $2);
       }
+  | declaration_specifiers '<' short_vector_length '>'
+      {
+        $$ = std::move($1);
+        setVectorLength(PS, $$, $3, @3.Begin);
+      }
+  ;
+
+/* ISPC's short vectors: `float<3>`; the length is a literal or a named constant. */
+short_vector_length
+  : INT_LITERAL { $$ = PS.foldConstant($1); }
+  | IDENT       { $$ = PS.lookupConstant($1); }
   ;
 
 specifier
@@ -1458,6 +1472,24 @@ void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item) {
   }
 }
 
+/// `T<N>` after the base type: N must be a positive compile-time constant.
+void setVectorLength(ParserState &PS, DeclSpec &Spec, std::optional<int64_t> Length,
+                     SourceLoc Loc) {
+  if (Spec.VectorLength) {
+    PS.error(Loc, "a short vector type cannot have two lengths");
+    Spec.Invalid = true;
+  } else if (!Length) {
+    PS.error(Loc, "short vector length must be a compile-time integer constant");
+    Spec.Invalid = true;
+  } else if (*Length <= 0) {
+    PS.error(Loc, "short vector length must be positive, not " + std::to_string(*Length));
+    Spec.Invalid = true;
+  } else {
+    Spec.VectorLength = static_cast<uint64_t>(*Length);
+  }
+  Spec.VectorLoc = Loc;
+}
+
 /// The base type: signedness and qualifiers applied to the written type.
 const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
   TypeContext &Types = PS.Ctx.Types;
@@ -1485,6 +1517,16 @@ const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
       PS.error(Spec.Loc, "missing type specifier");
     Spec.Invalid = true;
     T = Types.getAtomic(Type::Int32);
+  }
+  if (Spec.VectorLength) {
+    // ISPC: short vectors of the basic types only (not of arrays or structs).
+    if (!T->isAtomic() && !T->isEnum()) {
+      PS.error(Spec.VectorLoc, "short vector elements must have a basic type like 'float' or "
+                               "'int', not '" + T->toString() + "'");
+      Spec.Invalid = true;
+    } else {
+      T = Types.getShortVector(T, Spec.VectorLength);
+    }
   }
   if (Spec.Var != Variability::Unbound && !T->isVoid())
     T = Types.withVariability(T, Spec.Var);

@@ -52,6 +52,9 @@ struct DeclSpec {
   const Type *Base = nullptr;
   std::string BaseSpelling;      ///< for messages: "int", "float", the type name...
   bool BaseIsIntKeyword = false; ///< `int`: combines with signed/unsigned to a 32-bit integer
+  /// `float<3>`: the short vector length written after the base (0: none).
+  uint64_t VectorLength = 0;
+  SourceLoc VectorLoc;
   bool Invalid = false;          ///< an error was reported; do not report more
 };
 

@@ -241,7 +241,7 @@ void Sema::declareFunction(FunctionDecl *F) {
       continue;
     }
     const Type *T = bindDeclType(Written, Variability::Varying);
-    if (T->isArray())
+    if (T->isArray() && !T->isShortVector())
       T = Types.getPointer(T->getElementType(), Variability::Uniform);
     P->Ty = T;
     std::string What =
@@ -252,7 +252,10 @@ void Sema::declareFunction(FunctionDecl *F) {
       Error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
                     "global scope");
     }
-    if (Flags.Export && T->isVarying()) {
+    if (Flags.Export && T->isShortVector()) {
+      Error(P->Loc, What + " of export function '" + F->Name + "' cannot have short vector type " +
+                        quoted(T) + " (as in ISPC)");
+    } else if (Flags.Export && T->isVarying()) {
       Error(P->Loc,
             What + " of export function '" + F->Name + "' must be uniform, not " + quoted(T));
     }
@@ -266,8 +269,12 @@ void Sema::declareFunction(FunctionDecl *F) {
     Error(F->Loc,
           "export function '" + F->Name + "' must return a uniform value, not " + quoted(Ret));
   }
-  if (Ret->isArray()) {
+  if (Ret->isArray() && !Ret->isShortVector()) {
     Error(F->Loc, "function '" + F->Name + "' cannot return an array");
+  }
+  if (Flags.Export && Ret->isShortVector() && Ret->isUniform()) {
+    Error(F->Loc, "export function '" + F->Name + "' cannot return short vector type " +
+                      quoted(Ret) + " (as in ISPC)");
   }
   if (ParamTypes.size() != F->Params.size())
     return; // a parameter without a type was reported by the parser
@@ -578,7 +585,7 @@ void Sema::checkInitializerValue(VarDecl *V) {
     checkInitList(L, V->Ty, V->Name);
     return;
   }
-  if (V->Ty->isArray()) {
+  if (V->Ty->isArray() && !V->Ty->isShortVector()) {
     if (checkExpr(V->Init))
       Diags.error(V->Init->Loc, "array '" + V->Name + "' must be initialized with a brace list");
     return;
@@ -601,7 +608,7 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
       Ok &= checkInitList(Sub, ElemTy, VarName);
       return;
     }
-    if (ElemTy->isArray()) {
+    if (ElemTy->isArray() && !ElemTy->isShortVector()) {
       if (checkExpr(E))
         Diags.error(E->Loc, "array element of '" + VarName + "' needs a brace initializer");
       Ok = false;

@@ -18,7 +18,7 @@ bool Sema::toRValue(Expr *&E) {
   if (!E || !E->Ty)
     return false;
   const Type *T = E->Ty;
-  if (T->isArray()) {
+  if (T->isArray() && !T->isShortVector()) {
     // An array decays to a pointer to its first element; the pointer is
     // varying when the array itself sits at a per-lane address.
     LValueInfo Info = lvalueInfo(E);
@@ -128,6 +128,12 @@ Sema::LValueInfo Sema::lvalueInfo(const Expr *E) {
     } else if (B && B->isPointer()) {
       Info = {B->getPointee(), B->isVarying() || VaryingIndex};
     }
+  } else if (auto *M = llvm::dyn_cast<MemberExpr>(E); M && M->Swizzle.size() == 1) {
+    // An element of a short vector lives where the vector does.
+    const Type *P = M->Base->Ty;
+    LValueInfo BI = M->IsArrow ? LValueInfo{P->getPointee(), P->isVarying()} : lvalueInfo(M->Base);
+    if (BI.Storage && BI.Storage->isShortVector())
+      Info = {BI.Storage->getElementType(), BI.VaryingAddress};
   } else if (auto *M = llvm::dyn_cast<MemberExpr>(E)) {
     const Type *B = M->Base->Ty;
     const Type *StructTy = nullptr;
@@ -163,7 +169,7 @@ VarDecl *Sema::rootVariable(const Expr *E) {
     return V && V->Ty && V->Ty->isReference() ? nullptr : V;
   }
   if (auto *M = llvm::dyn_cast<MemberExpr>(E))
-    return M->IsArrow ? nullptr : rootVariable(M->Base);
+    return M->IsArrow ? nullptr : rootVariable(M->Base); // also a short vector's element
   if (auto *I = llvm::dyn_cast<IndexExpr>(E))
     return I->Base->Ty && I->Base->Ty->isArray() ? rootVariable(I->Base) : nullptr;
   return nullptr;
@@ -177,6 +183,11 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
     Diags.error(E->Loc, std::string("cannot ") + What + " built-in '" + Root->Name + "'");
     return false;
   }
+  if (auto *M = llvm::dyn_cast<MemberExpr>(E); M && M->Swizzle.size() > 1) {
+    Diags.error(E->Loc, std::string("cannot ") + What + " the swizzle '." + M->Member +
+                            "': assign its elements one by one (as in ISPC)");
+    return false;
+  }
   if (!E->IsLValue) {
     Diags.error(E->Loc, std::string("cannot ") + What + " this expression: it is not an lvalue");
     return false;
@@ -185,7 +196,7 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
     Diags.error(E->Loc, std::string("cannot ") + What + " iteration variable '" + Root->Name + "'");
     return false;
   }
-  if (E->Ty->isArray()) {
+  if (E->Ty->isArray() && !E->Ty->isShortVector()) {
     Diags.error(E->Loc, std::string("cannot ") + What + " an array of type " + quoted(E->Ty));
     return false;
   }
@@ -345,7 +356,9 @@ bool Sema::checkUnary(UnaryExpr *E) {
     if (!checkExpr(Op))
       return false;
     const Type *T = Op->Ty;
-    if (!(T->isArithmetic() && !T->isBool()) && !T->isPointer()) {
+    // `++v` on a short vector steps every element.
+    const Type *Scalar = T->isShortVector() ? T->getElementType() : T;
+    if (!(Scalar->isArithmetic() && !Scalar->isBool()) && !T->isPointer()) {
       Diags.error(E->Loc, std::string("cannot ") + (Inc ? "increment" : "decrement") +
                               " a value of type " + quoted(T));
       return false;
@@ -364,6 +377,8 @@ bool Sema::checkUnary(UnaryExpr *E) {
   case UnaryOp::BitNot: {
     if (!checkRValue(Op))
       return false;
+    if (Op->Ty->isShortVector())
+      return checkVectorUnary(E);
     const Type *T = Op->Ty;
     bool Ok = E->Op == UnaryOp::BitNot ? isIntegral(T) : T->isArithmetic();
     if (!Ok) {
@@ -378,6 +393,8 @@ bool Sema::checkUnary(UnaryExpr *E) {
   case UnaryOp::Not: {
     if (!checkRValue(Op))
       return false;
+    if (Op->Ty->isShortVector())
+      return checkVectorUnary(E);
     if (!Op->Ty->isArithmetic() && !Op->Ty->isPointer()) {
       Diags.error(E->Loc, "invalid argument type " + quoted(Op->Ty) + " to unary '!'");
       return false;
@@ -450,6 +467,8 @@ static const Type *arithmeticCommon(Sema &S, Expr *&L, Expr *&R, Variability V) 
 
 const Type *Sema::checkArithmetic(BinaryOp Op, Expr *&L, Expr *&R, SourceLoc Loc) {
   const Type *LT = L->Ty, *RT = R->Ty;
+  if (LT->isShortVector() || RT->isShortVector())
+    return checkVectorArithmetic(Op, L, R, Loc);
   Variability V = combine(LT->getVariability(), RT->getVariability());
   bool LA = LT->isArithmetic(), RA = RT->isArithmetic();
   auto PointerArith = [&](Expr *&P, Expr *&I) -> const Type * {
@@ -558,15 +577,22 @@ bool Sema::checkBinary(BinaryExpr *E) {
     return true;
   }
   if (E->Op == BinaryOp::LogicalAnd || E->Op == BinaryOp::LogicalOr) {
-    bool OkL = checkRValue(E->LHS) && convertCondition(E->LHS, "operand of '&&'/'||'");
+    // On short vectors the operators are element-wise and evaluate both sides.
+    bool OkL = checkRValue(E->LHS);
+    bool VectorL = OkL && E->LHS->Ty->isShortVector();
+    OkL = OkL && (VectorL || convertCondition(E->LHS, "operand of '&&'/'||'"));
     // With a varying left operand the right one runs only in some lanes.
     size_t RS = Regions.size();
     if (OkL && E->LHS->Ty->isVarying())
       pushRegion(Region::Varying);
-    bool OkR = checkRValue(E->RHS) && convertCondition(E->RHS, "operand of '&&'/'||'");
+    bool OkR = checkRValue(E->RHS);
+    bool VectorR = OkR && E->RHS->Ty->isShortVector();
+    OkR = OkR && (VectorR || convertCondition(E->RHS, "operand of '&&'/'||'"));
     Regions.resize(RS);
     if (!OkL || !OkR)
       return false;
+    if (VectorL || VectorR)
+      return checkVectorLogical(E);
     Variability V = combine(E->LHS->Ty->getVariability(), E->RHS->Ty->getVariability());
     matchVariability(E->LHS, V);
     matchVariability(E->RHS, V);
@@ -602,6 +628,8 @@ bool Sema::checkAssign(AssignExpr *E) {
   // promoted type); the result is converted back to the left operand's type.
   BinaryOp Op = *E->Op;
   const Type *RT = E->RHS->Ty;
+  if (T->isShortVector() || RT->isShortVector())
+    return checkVectorCompoundAssign(E);
   Variability V = combine(T->getVariability(), RT->getVariability());
   const Type *Computed = nullptr;
   bool Shift = Op == BinaryOp::Shl || Op == BinaryOp::Shr;
@@ -639,7 +667,9 @@ bool Sema::checkAssign(AssignExpr *E) {
 bool Sema::checkConditional(ConditionalExpr *E) {
   if (!E->Cond || !E->Then || !E->Else)
     return false;
-  bool OkC = checkRValue(E->Cond) && convertCondition(E->Cond, "'?:' condition");
+  bool OkC = checkRValue(E->Cond);
+  bool VectorCond = OkC && E->Cond->Ty->isShortVector(); // an element-wise select
+  OkC = OkC && (VectorCond || convertCondition(E->Cond, "'?:' condition"));
   size_t RS = Regions.size();
   if (OkC && E->Cond->Ty->isVarying())
     pushRegion(Region::Varying);
@@ -648,12 +678,18 @@ bool Sema::checkConditional(ConditionalExpr *E) {
   Regions.resize(RS);
   if (!OkC || !OkT || !OkE)
     return false;
+  if (VectorCond) {
+    E->Ty = checkVectorCondition(E);
+    return E->Ty != nullptr;
+  }
   const Type *TT = E->Then->Ty, *ET = E->Else->Ty;
   Variability V =
       combine(E->Cond->Ty->getVariability(), combine(TT->getVariability(), ET->getVariability()));
   const Type *Result = nullptr;
   if (TT->isArithmetic() && ET->isArithmetic()) {
     Result = Types.getAtomic(commonArithKind(TT, ET), V);
+  } else if (TT->isShortVector() || ET->isShortVector()) {
+    Result = vectorOperationType(TT, ET, V);
   } else if (TT->isVoid() && ET->isVoid()) {
     E->Ty = TT;
     return true;
@@ -728,6 +764,8 @@ bool Sema::checkMember(MemberExpr *E) {
   if (E->IsArrow) {
     toRValue(E->Base);
     const Type *P = E->Base->Ty;
+    if (P->isPointer() && P->getPointee()->isShortVector())
+      return checkSwizzle(E);
     if (!P->isPointer() || !P->getPointee()->isStruct()) {
       if (P->isStruct())
         Diags.error(E->Loc, "member reference type " + quoted(P) +
@@ -742,6 +780,8 @@ bool Sema::checkMember(MemberExpr *E) {
     E->IsLValue = true;
   } else {
     StructTy = E->Base->Ty;
+    if (StructTy->isShortVector())
+      return checkSwizzle(E);
     if (StructTy->isPointer() && StructTy->getPointee()->isStruct()) {
       Diags.error(E->Loc, "member reference type " + quoted(StructTy) +
                               " is a pointer; use '->' instead of '.'");
@@ -796,7 +836,7 @@ bool Sema::checkCast(CastExpr *E) {
   if (!Ok)
     return false;
   const Type *From = E->Operand->Ty;
-  if (T->isArray() || T->isFunction()) {
+  if ((T->isArray() && !T->isShortVector()) || T->isFunction()) {
     Diags.error(E->Loc, "cannot cast to " + quoted(T));
     return false;
   }

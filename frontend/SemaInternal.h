@@ -168,6 +168,23 @@ public:
   /// indexing of array variables, not through pointers), or null.
   VarDecl *rootVariable(const Expr *E);
 
+  //===--- SemaVector.cpp: short vectors (`float<3>`) ----------------------===//
+  /// The cast kind from `From` to the short vector `To` (same variability):
+  /// VectorSplat for a scalar, VectorConvert/NoOp for a vector of the same
+  /// length; nullopt otherwise (a vector never converts to a scalar).
+  std::optional<CastKind> vectorKindConversion(const Type *From, const Type *To, bool Explicit);
+  /// The short vector an element-wise operation on `L` and `R` (one of them a
+  /// short vector) is computed in, at variability `V`; null when none.
+  const Type *vectorOperationType(const Type *L, const Type *R, Variability V);
+  const Type *checkVectorArithmetic(BinaryOp Op, Expr *&L, Expr *&R, SourceLoc Loc);
+  bool checkVectorUnary(UnaryExpr *E);
+  /// `a && b`, `a || b` with a short-vector operand (both checked rvalues).
+  bool checkVectorLogical(BinaryExpr *E);
+  bool checkVectorCompoundAssign(AssignExpr *E);
+  bool checkSwizzle(MemberExpr *E);
+  /// `c ? a : b` with a short-vector condition: the element-wise select's type.
+  const Type *checkVectorCondition(ConditionalExpr *E);
+
   //===--- SemaCall.cpp: calls ----------------------------------------------===//
   bool checkCall(CallExpr *E);
   bool checkCallArgs(CallExpr *E, const Type *FnTy, const std::string &Name,
