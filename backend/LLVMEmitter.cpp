@@ -1293,8 +1293,10 @@ private:
       return;
     case CastKind::VectorSplat:
     case CastKind::VectorConvert:
-      // The lowering expands short-vector conversions element by element.
-      llvm_unreachable("short-vector conversion left in the IR");
+    case CastKind::MaterializeTemporary:
+      // The lowering expands short-vector conversions element by element and
+      // gives temporaries a slot.
+      llvm_unreachable("front-end-only cast left in the IR");
     }
   }
 

@@ -22,6 +22,7 @@
 namespace spmdc {
 
 class Expr;
+class CallExpr;
 class Stmt;
 class Decl;
 class CompoundStmt;
@@ -124,6 +125,9 @@ public:
       : Expr(UnaryExprKind, L), Op(Op), Operand(Operand) {}
   UnaryOp Op;
   Expr *Operand;
+  /// Set by sema when a user-defined `operator-` (etc.) implements this
+  /// operator on a struct: the call, whose argument is `Operand`.
+  CallExpr *OperatorCall = nullptr;
   static bool classof(const Expr *E) { return E->getKind() == UnaryExprKind; }
 };
 
@@ -156,6 +160,9 @@ public:
       : Expr(BinaryExprKind, L), Op(Op), LHS(LHS), RHS(RHS) {}
   BinaryOp Op;
   Expr *LHS, *RHS;
+  /// Set by sema when a user-defined `operator+` (etc.) implements this
+  /// operator on a struct: the call, whose arguments are LHS and RHS.
+  CallExpr *OperatorCall = nullptr;
   static bool classof(const Expr *E) { return E->getKind() == BinaryExprKind; }
 };
 
@@ -166,6 +173,9 @@ public:
       : Expr(AssignExprKind, L), Op(Op), LHS(LHS), RHS(RHS) {}
   std::optional<BinaryOp> Op;
   Expr *LHS, *RHS;
+  /// Set by sema when a user-defined `operator=` / `operator+=` (etc.)
+  /// implements this assignment: the call, whose arguments are LHS and RHS.
+  CallExpr *OperatorCall = nullptr;
   static bool classof(const Expr *E) { return E->getKind() == AssignExprKind; }
 };
 
@@ -249,6 +259,9 @@ enum class CastKind {
   IntegralToPointer,
   VectorSplat,   ///< scalar -> short vector: every element gets the value
   VectorConvert, ///< short vector -> short vector of the same length, element by element
+  /// A value put in a temporary object, so that a reference can bind to it
+  /// (an operand of a user-defined operator taking `S &`); an lvalue.
+  MaterializeTemporary,
 };
 const char *castKindName(CastKind K);
 
@@ -693,6 +706,9 @@ private:
 /// Calls `F(Expr *&)` for each direct sub-expression slot of `E` (non-null
 /// only), so a pass can replace a child in place.
 void forEachChildExpr(Expr *E, const std::function<void(Expr *&)> &F);
+/// The call of a user-defined operator that implements the unary, binary or
+/// assignment operator `E`, or null.
+CallExpr *operatorCallOf(const Expr *E);
 /// Calls `FE(Expr *&)` for each direct sub-expression and `FS(Stmt *&)` for each
 /// direct sub-statement of `S` (non-null only), in source order.
 void forEachChild(Stmt *S, const std::function<void(Expr *&)> &FE,

@@ -126,6 +126,7 @@ using namespace spmdc;
 %token KW_CREV "'crev'" KW_LAUNCH "'launch'" KW_SYNC "'sync'" KW_ASSERT "'assert'"
 %token KW_PRINT "'print'" KW_SIZEOF "'sizeof'" KW_TRUE "'true'" KW_FALSE "'false'"
 %token KW_NULL "'NULL'"
+%token KW_OPERATOR "'operator'"
 
 %token ELLIPSIS "'...'" PTR_OP "'->'" INC_OP "'++'" DEC_OP "'--'" SHL_OP "'<<'" SHR_OP "'>>'"
 %token LE_OP "'<='" GE_OP "'>='" EQ_OP "'=='" NE_OP "'!='" AND_OP "'&&'" OR_OP "'||'"
@@ -153,7 +154,7 @@ using namespace spmdc;
 %type <spmdc::Expr *> expression expression_opt initializer default_argument_opt
 %type <std::vector<spmdc::Expr *>> argument_list argument_list_opt initializer_list
 %type <std::vector<spmdc::Expr *>> launch_counts print_arguments
-%type <std::string> string_literals member_name tag_name
+%type <std::string> string_literals member_name tag_name overloadable_operator
 %type <int> assignment_operator unary_operator
 %type <spmdc::SpecItem> specifier struct_specifier enum_specifier
 %type <spmdc::DeclSpec> declaration_specifiers
@@ -503,6 +504,13 @@ direct_declarator
         $$.Loc = @1.Begin;
         $$.Name = std::move($1);
       }
+  | KW_OPERATOR overloadable_operator
+      {
+        // ISPC's operator overloading: an ordinary function named `operator+`.
+        $$ = Declarator();
+        $$.Loc = @1.Begin;
+        $$.Name = "operator" + $2;
+      }
   | '(' declarator ')' { $$ = std::move($2); }
   | direct_declarator '[' ']'
       {
@@ -531,6 +539,19 @@ direct_declarator
         C.Params = std::move($3);
         CHUNK($$, C);
       }
+  ;
+
+/* The operators ISPC lets a struct overload (the guide's "Operators Overloading"). */
+overloadable_operator
+  : '*' { $$ = "*"; } | '/' { $$ = "/"; } | '%' { $$ = "%"; } | '+' { $$ = "+"; }
+  | '-' { $$ = "-"; } | SHR_OP { $$ = ">>"; } | SHL_OP { $$ = "<<"; } | EQ_OP { $$ = "=="; }
+  | NE_OP { $$ = "!="; } | '<' { $$ = "<"; } | '>' { $$ = ">"; } | LE_OP { $$ = "<="; }
+  | GE_OP { $$ = ">="; } | '&' { $$ = "&"; } | '|' { $$ = "|"; } | '^' { $$ = "^"; }
+  | AND_OP { $$ = "&&"; } | OR_OP { $$ = "||"; } | INC_OP { $$ = "++"; } | DEC_OP { $$ = "--"; }
+  | '!' { $$ = "!"; } | '~' { $$ = "~"; } | '=' { $$ = "="; } | ADD_ASSIGN { $$ = "+="; }
+  | SUB_ASSIGN { $$ = "-="; } | MUL_ASSIGN { $$ = "*="; } | DIV_ASSIGN { $$ = "/="; }
+  | MOD_ASSIGN { $$ = "%="; } | SHL_ASSIGN { $$ = "<<="; } | SHR_ASSIGN { $$ = ">>="; }
+  | AND_ASSIGN { $$ = "&="; } | OR_ASSIGN { $$ = "|="; } | XOR_ASSIGN { $$ = "^="; }
   ;
 
 pointer

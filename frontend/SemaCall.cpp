@@ -287,6 +287,11 @@ bool Sema::checkCall(CallExpr *E) {
   switch (E->Kind) {
   case CallKind::Plain:
     E->Ty = Ret;
+    if (Ret->isReference()) {
+      // A function returning `T &` designates the object it returns.
+      E->Ty = Ret->getPointee();
+      E->IsLValue = true;
+    }
     break;
   case CallKind::Crev:
     // Lane l receives the result of lane l's run: always varying.

@@ -355,6 +355,17 @@ bool Sema::checkUnary(UnaryExpr *E) {
     bool Inc = E->Op == UnaryOp::PreInc || E->Op == UnaryOp::PostInc;
     if (!checkExpr(Op))
       return false;
+    if (Op->Ty->isStruct()) {
+      // `operator++(S &)` for the prefix form, `operator++(S &, int)` (a dummy
+      // int) for the postfix one, as in C++.
+      std::vector<Expr *> Operands{Op};
+      if (E->Op == UnaryOp::PostInc || E->Op == UnaryOp::PostDec) {
+        Operands.push_back(Ctx.makeExpr<IntegerLiteral>(E->Loc, 0, nullptr));
+        checkExpr(Operands.back());
+      }
+      if (auto R = checkOverloadedOperator(E, Inc ? "++" : "--", Operands, E->OperatorCall))
+        return *R;
+    }
     const Type *T = Op->Ty;
     // `++v` on a short vector steps every element.
     const Type *Scalar = T->isShortVector() ? T->getElementType() : T;
@@ -375,7 +386,12 @@ bool Sema::checkUnary(UnaryExpr *E) {
   case UnaryOp::Plus:
   case UnaryOp::Minus:
   case UnaryOp::BitNot: {
-    if (!checkRValue(Op))
+    if (!checkExpr(Op))
+      return false;
+    if (Op->Ty->isStruct())
+      if (auto R = checkOverloadedOperator(E, unaryOpSpelling(E->Op), {Op}, E->OperatorCall))
+        return *R;
+    if (!toRValue(Op))
       return false;
     if (Op->Ty->isShortVector())
       return checkVectorUnary(E);
@@ -391,7 +407,12 @@ bool Sema::checkUnary(UnaryExpr *E) {
     return true;
   }
   case UnaryOp::Not: {
-    if (!checkRValue(Op))
+    if (!checkExpr(Op))
+      return false;
+    if (Op->Ty->isStruct())
+      if (auto R = checkOverloadedOperator(E, "!", {Op}, E->OperatorCall))
+        return *R;
+    if (!toRValue(Op))
       return false;
     if (Op->Ty->isShortVector())
       return checkVectorUnary(E);
@@ -577,8 +598,18 @@ bool Sema::checkBinary(BinaryExpr *E) {
     return true;
   }
   if (E->Op == BinaryOp::LogicalAnd || E->Op == BinaryOp::LogicalOr) {
+    // A struct operand calls a user-defined operator&& / operator|| (which
+    // evaluates both sides, as in C++).
+    bool OkL = checkExpr(E->LHS);
+    if (OkL && E->LHS->Ty->isStruct()) {
+      if (!checkExpr(E->RHS))
+        return false;
+      if (auto R = checkOverloadedOperator(E, binaryOpSpelling(E->Op), {E->LHS, E->RHS},
+                                           E->OperatorCall))
+        return *R;
+    }
     // On short vectors the operators are element-wise and evaluate both sides.
-    bool OkL = checkRValue(E->LHS);
+    OkL = OkL && toRValue(E->LHS);
     bool VectorL = OkL && E->LHS->Ty->isShortVector();
     OkL = OkL && (VectorL || convertCondition(E->LHS, "operand of '&&'/'||'"));
     // With a varying left operand the right one runs only in some lanes.
@@ -599,8 +630,14 @@ bool Sema::checkBinary(BinaryExpr *E) {
     E->Ty = boolTy(V);
     return true;
   }
-  bool OkL = checkRValue(E->LHS);
-  bool OkR = checkRValue(E->RHS);
+  bool OkL = checkExpr(E->LHS);
+  bool OkR = checkExpr(E->RHS);
+  if (OkL && OkR && (E->LHS->Ty->isStruct() || E->RHS->Ty->isStruct()))
+    if (auto R = checkOverloadedOperator(E, binaryOpSpelling(E->Op), {E->LHS, E->RHS},
+                                         E->OperatorCall))
+      return *R;
+  OkL = OkL && toRValue(E->LHS);
+  OkR = OkR && toRValue(E->RHS);
   if (!OkL || !OkR)
     return false;
   E->Ty = checkArithmetic(E->Op, E->LHS, E->RHS, E->Loc);
@@ -611,7 +648,16 @@ bool Sema::checkAssign(AssignExpr *E) {
   if (!E->LHS || !E->RHS)
     return false;
   bool OkL = checkExpr(E->LHS);
-  bool OkR = checkRValue(E->RHS);
+  bool OkR = checkExpr(E->RHS);
+  if (OkL && OkR && E->LHS->Ty->isStruct()) {
+    // `operator=` / `operator+=` ...: a struct assignment without a matching
+    // operator= stays the built-in copy.
+    std::string Spelling = E->Op ? std::string(binaryOpSpelling(*E->Op)) + "=" : "=";
+    if (auto R = checkOverloadedOperator(E, Spelling, {E->LHS, E->RHS}, E->OperatorCall,
+                                         /*OnlyIfViable=*/!E->Op))
+      return *R;
+  }
+  OkR = OkR && toRValue(E->RHS);
   if (!OkL)
     return false;
   if (!checkModifiable(E->LHS, "assign to") || !OkR)

@@ -185,6 +185,16 @@ public:
   /// `c ? a : b` with a short-vector condition: the element-wise select's type.
   const Type *checkVectorCondition(ConditionalExpr *E);
 
+  //===--- SemaOperator.cpp: user-defined operators on structs -------------===//
+  /// `E` (an operator with the checked, not yet loaded `Operands`) as a call
+  /// of `operator<Spelling>`: nullopt when no function of that name exists
+  /// (or, with OnlyIfViable, none takes these operands): the built-in
+  /// operator applies; otherwise whether the call checked, with the call in
+  /// `OperatorCall` and E's type set.
+  std::optional<bool> checkOverloadedOperator(Expr *E, const std::string &Spelling,
+                                              std::vector<Expr *> Operands,
+                                              CallExpr *&OperatorCall, bool OnlyIfViable = false);
+
   //===--- SemaCall.cpp: calls ----------------------------------------------===//
   bool checkCall(CallExpr *E);
   bool checkCallArgs(CallExpr *E, const Type *FnTy, const std::string &Name,

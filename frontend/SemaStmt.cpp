@@ -330,7 +330,16 @@ void Sema::checkReturn(ReturnStmt *S) {
   const Type *Ret = CurFunction->Ty->getReturnType();
   if (EverywhereDepth > 0)
     Diags.error(S->Loc, "'return' cannot leave an 'everywhere' block");
-  if (S->Value) {
+  if (S->Value && Ret->isReference()) {
+    // `S &operator=(S &a, ...)`: the result names an object of the target type.
+    const Type *Target = Ret->getPointee();
+    if (checkExpr(S->Value) &&
+        (!S->Value->IsLValue || !sameType(S->Value->Ty, Target) ||
+         (S->Value->Ty->isConst() && !Target->isConst())))
+      Diags.error(S->Value->Loc, "cannot return " + quoted(S->Value->Ty) + " from '" + Name +
+                                     "': its result is a reference of type " + quoted(Ret) +
+                                     " and needs an lvalue of type " + quoted(Target));
+  } else if (S->Value) {
     bool Ok = checkRValue(S->Value);
     if (Ret->isVoid()) {
       if (Ok && !S->Value->Ty->isVoid())

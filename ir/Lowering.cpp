@@ -38,7 +38,17 @@ std::string mangle(const FunctionDecl &FD) {
   const FunctionFlags &F = FD.flags();
   if (F.Export || F.ExternC || FD.Name == "main")
     return FD.Name;
-  std::string S = FD.Name + "___";
+  // `operator+` and friends: spell the operator's characters as hex digits.
+  std::string S;
+  for (char C : FD.Name) {
+    if (std::isalnum(static_cast<unsigned char>(C)) || C == '_') {
+      S += C;
+    } else {
+      static const char *Hex = "0123456789abcdef";
+      S += {'_', Hex[(C >> 4) & 15], Hex[C & 15]};
+    }
+  }
+  S += "___";
   for (const Type *P : FD.Ty->getParamTypes()) {
     std::string T = P->toString();
     for (char C : T)
@@ -100,6 +110,7 @@ private:
   DiagnosticEngine &Diags;
   Builder B;
   VectorLowering Vec{B};
+  bool ReturnsReference = false; ///< the function returns `T &`
   llvm::DenseMap<VarDecl *, Value *> Locals;
   /// Innermost last: null for a loop, the `continued` flag slot for a switch.
   std::vector<Value *> Breakables;
@@ -139,6 +150,10 @@ public:
     F->Loc = FD->Loc;
     F->Symbol = Sym;
     F->Ty = FD->Ty;
+    // A reference result is returned as the object's address.
+    if (const Type *Ret = FD->Ty->getReturnType(); Ret->isReference())
+      F->Ty = Ctx.Types.getFunction(irType(Ctx.Types, Ret), FD->Ty->getParamTypes(),
+                                    FD->Ty->getFunctionFlags());
     F->IsStatic = FD->Storage == StorageClass::Static;
     F->IsStdlib = FD->IsStdlib;
     for (size_t I = 0; I < FD->Ty->getParamTypes().size(); ++I) {
@@ -341,6 +356,7 @@ Value *FunctionLowering::decayedBase(Expr *Base) {
 
 void FunctionLowering::lowerBody(FunctionDecl &FD) {
   F.Body = std::make_unique<Region>();
+  ReturnsReference = FD.Ty->getReturnType()->isReference();
   B.setInsertRegion(F.Body.get());
   B.setLoc(FD.Loc);
   // Parameters are mutable locals: copy each into its own slot.
@@ -423,7 +439,9 @@ void FunctionLowering::stmt(Stmt *S) {
   case Stmt::ReturnStmtKind: {
     auto *R = cast<ReturnStmt>(S);
     std::vector<Value *> Ops;
-    if (R->Value && !R->Value->Ty->isVoid())
+    if (R->Value && ReturnsReference)
+      Ops.push_back(address(R->Value)); // the object's address
+    else if (R->Value && !R->Value->Ty->isVoid())
       Ops.push_back(convert(rvalue(R->Value), F.Ty->getReturnType()));
     else if (R->Value)
       rvalue(R->Value);
@@ -727,6 +745,9 @@ Value *FunctionLowering::address(Expr *E) {
   if (E->Ty && E->Ty->isShortVector() && !E->IsLValue &&
       (M ? M->Swizzle.size() > 1 : !isa<IndexExpr>(E)))
     return Vec.spill(rvalue(E));
+  // A user-defined operator returning `S &` (operator=, operator+=...).
+  if (CallExpr *OC = operatorCallOf(E); OC && OC->IsLValue)
+    return call(OC);
   switch (E->getKind()) {
   case Expr::DeclRefExprKind: {
     auto *DR = cast<DeclRefExpr>(E);
@@ -782,8 +803,16 @@ Value *FunctionLowering::address(Expr *E) {
     auto *IC = cast<ImplicitCastExpr>(E);
     if (IC->CK == CastKind::NoOp)
       return address(IC->Operand);
+    if (IC->CK == CastKind::MaterializeTemporary)
+      return Vec.spill(rvalue(IC->Operand));
     break;
   }
+  case Expr::CallExprKind:
+    // A call of a function returning a reference yields the object's address.
+    if (E->IsLValue)
+      return call(cast<CallExpr>(E));
+    break;
+
   default:
     break;
   }
@@ -913,6 +942,8 @@ Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *Re
 }
 
 Value *FunctionLowering::unary(UnaryExpr *E) {
+  if (E->OperatorCall) // a user-defined operator on a struct
+    return call(E->OperatorCall);
   switch (E->Op) {
   case UnaryOp::PreInc:
   case UnaryOp::PreDec:
@@ -971,6 +1002,8 @@ Value *FunctionLowering::incDec(UnaryExpr *E) {
 }
 
 Value *FunctionLowering::binary(BinaryExpr *E) {
+  if (E->OperatorCall) // a user-defined operator on a struct
+    return call(E->OperatorCall);
   if (E->Op == BinaryOp::LogicalAnd || E->Op == BinaryOp::LogicalOr)
     return logical(E);
   if (E->Op == BinaryOp::Comma) {
@@ -1039,6 +1072,8 @@ Value *FunctionLowering::conditional(ConditionalExpr *E) {
 }
 
 Value *FunctionLowering::assign(AssignExpr *E) {
+  if (E->OperatorCall) // a user-defined operator= / operator+= ...
+    return call(E->OperatorCall);
   Value *Addr = address(E->LHS);
   const Type *LTy = loadedType(B.types(), Addr->Ty);
   Value *R = rvalue(E->RHS);
@@ -1097,6 +1132,8 @@ Value *FunctionLowering::call(CallExpr *E) {
                 : E->Kind == CallKind::Launch ? OpCode::Launch
                                               : OpCode::Call;
   const Type *ResultTy = E->Ty && !E->Ty->isVoid() ? E->Ty : nullptr;
+  if (FnTy->getReturnType()->isReference()) // the address of the object returned
+    ResultTy = irType(B.types(), FnTy->getReturnType());
   Op *O = B.create(Code, ResultTy, Args);
   if (FD)
     O->Callee = ML.functionFor(FD);
