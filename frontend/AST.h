@@ -106,6 +106,13 @@ public:
   static bool classof(const Expr *E) { return E->getKind() == NullLiteralKind; }
 };
 
+/// A template argument: a type (`add<int>`) or an integer / enumerator
+/// value (`foo<2>`), as written; sema binds a type's variability.
+struct TemplateArg {
+  const Type *Ty = nullptr; ///< set for a type argument
+  int64_t Value = 0;        ///< a non-type argument's value
+};
+
 /// A use of a name. Sema sets `D` to the variable, enumerator or (for a call's
 /// callee, after overload resolution) function it names.
 class DeclRefExpr : public Expr {
@@ -113,6 +120,9 @@ public:
   DeclRefExpr(SourceLoc L, std::string Name) : Expr(DeclRefExprKind, L), Name(std::move(Name)) {}
   std::string Name;
   Decl *D = nullptr;
+  /// `add<int>`: a function template's name with explicit arguments.
+  bool HasTemplateArgs = false;
+  std::vector<TemplateArg> TemplateArgs;
   static bool classof(const Expr *E) { return E->getKind() == DeclRefExprKind; }
 };
 
@@ -591,6 +601,13 @@ public:
   bool IsNoInline = false;
   /// Declared by the standard library prelude rather than the user's source.
   bool IsStdlib = false;
+  /// `template <> int goo<int>(int a)`: an explicit specialization of the
+  /// function template `Name` for these arguments (sema renames it to the
+  /// instance's name).
+  bool IsSpecialization = false;
+  std::vector<TemplateArg> SpecializationArgs;
+  /// A function template's instance: the call that first needed it.
+  SourceLoc InstantiatedAt;
   const FunctionFlags &flags() const { return Ty->getFunctionFlags(); }
   static bool classof(const Decl *D) { return D->getKind() == FunctionDeclKind; }
 };
@@ -606,6 +623,9 @@ public:
   StructDecl(SourceLoc L, std::string Name) : Decl(StructDeclKind, L, std::move(Name)) {}
   std::vector<FieldDecl> Fields;
   bool IsComplete = false; ///< false for a forward declaration `struct S;`
+  /// A function template's type parameter `T` while the template's pattern
+  /// is parsed: its struct type stands for T (with the written variability).
+  bool IsTemplateParam = false;
   static bool classof(const Decl *D) { return D->getKind() == StructDeclKind; }
 };
 
@@ -651,6 +671,31 @@ public:
 // The arena
 //===----------------------------------------------------------------------===//
 
+/// While a function template's pattern is parsed, its i-th non-type
+/// parameter reads as this value plus i, so that deduction can tell which
+/// parameter a short vector length (`float<N>`) came from.
+constexpr int64_t TemplateValuePlaceholder = 1000000;
+
+/// A parameter of a function template: `typename T` or a non-type `int N`.
+struct TemplateParam {
+  std::string Name;
+  bool IsType = true;
+  const Type *ValueType = nullptr; ///< a non-type parameter's (integral or enum) type
+};
+
+/// A function template (`template <typename T> T add(T a, T b) {...}`). Sema
+/// instantiates it by parsing its text again with T and N bound to the
+/// arguments (frontend/SemaTemplate.cpp); the instance is an ordinary function.
+struct FunctionTemplate {
+  std::string Name;
+  std::vector<TemplateParam> Params;
+  /// Parsed once with placeholder types for T (StructDecl::IsTemplateParam):
+  /// its parameter types drive argument deduction; never checked or lowered.
+  FunctionDecl *Pattern = nullptr;
+  std::string Text;  ///< the definition, from its specifiers to its closing brace
+  SourceLoc TextLoc; ///< where Text starts in the source
+};
+
 /// Owns every node and type of one compilation.
 class ASTContext {
 public:
@@ -670,6 +715,9 @@ public:
     std::unordered_map<std::string, std::optional<int64_t>> Constants;
   };
   std::vector<ParserScope> ParserScopes;
+
+  /// Function templates by name, in declaration order (see FunctionTemplate).
+  std::unordered_map<std::string, std::vector<FunctionTemplate>> FunctionTemplates;
 
   /// Creates an expression and computes its Depth from its children.
   template <typename T, typename... Args> T *makeExpr(Args &&...A) {

@@ -126,7 +126,8 @@ using namespace spmdc;
 %token KW_CREV "'crev'" KW_LAUNCH "'launch'" KW_SYNC "'sync'" KW_ASSERT "'assert'"
 %token KW_PRINT "'print'" KW_SIZEOF "'sizeof'" KW_TRUE "'true'" KW_FALSE "'false'"
 %token KW_NULL "'NULL'"
-%token KW_OPERATOR "'operator'"
+%token KW_OPERATOR "'operator'" KW_TEMPLATE "'template'" KW_TYPENAME "'typename'"
+%token <std::string> TEMPLATE_NAME "template name"
 
 %token ELLIPSIS "'...'" PTR_OP "'->'" INC_OP "'++'" DEC_OP "'--'" SHL_OP "'<<'" SHR_OP "'>>'"
 %token LE_OP "'<='" GE_OP "'>='" EQ_OP "'=='" NE_OP "'!='" AND_OP "'&&'" OR_OP "'||'"
@@ -136,6 +137,8 @@ using namespace spmdc;
 
 %precedence LOWER_THAN_ELSE
 %precedence KW_ELSE
+/* `f < x` after a template name f always opens template arguments (C++'s rule). */
+%precedence TEMPLATE_NAME_ALONE
 
 /* C's binary operators, loosest first. */
 %left OR_OP
@@ -159,6 +162,10 @@ using namespace spmdc;
 %type <spmdc::SpecItem> specifier struct_specifier enum_specifier
 %type <spmdc::DeclSpec> declaration_specifiers
 %type <std::optional<int64_t>> short_vector_length
+%type <std::vector<spmdc::TemplateParam>> template_header template_param_list
+%type <spmdc::TemplateParam> template_param
+%type <std::vector<spmdc::TemplateArg>> template_arg_list
+%type <spmdc::TemplateArg> template_arg
 %type <spmdc::Declarator> declarator direct_declarator abstract_declarator
 %type <spmdc::Declarator> direct_abstract_declarator pointer
 %type <spmdc::DeclChunk> pointer_qualifiers
@@ -199,9 +206,114 @@ external_declaration
         for (Decl *D : $1)
           PS.Ctx.TU.Decls.push_back(D);
       }
+  | template_declaration
   | ';'
   | error ';' { PS.PendingTags.clear(); PS.popScopesTo(1); }
   | error '}' { PS.PendingTags.clear(); PS.popScopesTo(1); }
+  ;
+
+/*===------------------------------------------------------------------===*
+ * Function templates (ISPC's "Function Templates")
+ *===------------------------------------------------------------------===*/
+
+template_declaration
+  : template_header function_definition
+      {
+        // The pattern leaves the translation unit; sema instantiates it.
+        if (!PS.Ctx.TU.Decls.empty() && llvm::isa<FunctionDecl>(PS.Ctx.TU.Decls.back())) {
+          auto *Pattern = llvm::cast<FunctionDecl>(PS.Ctx.TU.Decls.back());
+          PS.Ctx.TU.Decls.pop_back();
+          FunctionTemplate T;
+          T.Name = Pattern->Name;
+          T.Params = std::move($1);
+          T.Pattern = Pattern;
+          T.Text = std::string(PS.Text.substr(@2.BeginOff, @2.EndOff - @2.BeginOff));
+          T.TextLoc = @2.Begin;
+          PS.Ctx.FunctionTemplates[T.Name].push_back(std::move(T));
+        }
+        PS.TemplateValues.clear();
+        PS.popScopesTo(1);
+      }
+  | template_header declaration
+      {
+        // A template's prototype: its definition (required) does the work.
+        PS.TemplateValues.clear();
+        PS.popScopesTo(1);
+      }
+  | KW_TEMPLATE '<' '>' function_definition
+  | KW_TEMPLATE '<' '>' declaration
+      {
+        for (Decl *D : $4)
+          PS.Ctx.TU.Decls.push_back(D);
+      }
+  | KW_TEMPLATE declaration
+      {
+        // An explicit instantiation: sema instantiates templates where used.
+      }
+  ;
+
+template_header
+  : KW_TEMPLATE '<' template_param_list '>'
+      {
+        $$ = std::move($3);
+        // While the pattern is parsed, T is a placeholder struct type and N
+        // a placeholder value: the pattern only serves argument deduction.
+        std::vector<TemplateArg> Placeholders;
+        for (const TemplateParam &P : $$) {
+          TemplateArg A;
+          A.Value = TemplateValuePlaceholder + static_cast<int64_t>(Placeholders.size());
+          if (P.IsType) {
+            auto *D = PS.Ctx.makeDecl<StructDecl>(@1.Begin, P.Name);
+            D->IsTemplateParam = true;
+            A.Ty = PS.Ctx.Types.getStruct(D);
+          }
+          Placeholders.push_back(A);
+        }
+        PS.bindTemplateParams($$, Placeholders);
+      }
+  ;
+
+template_param_list
+  : template_param { $$.push_back(std::move($1)); }
+  | template_param_list ',' template_param { $$ = std::move($1); $$.push_back(std::move($3)); }
+  ;
+
+template_param
+  : KW_TYPENAME IDENT { $$.Name = std::move($2); }
+  | KW_TYPENAME TYPE_NAME { $$.Name = std::move($2); }
+  | declaration_specifiers IDENT
+      {
+        $$.Name = std::move($2);
+        $$.IsType = false;
+        $$.ValueType = finishSpec(PS, $1);
+        if (!$$.ValueType->isInteger() && !$$.ValueType->isBool() && !$$.ValueType->isEnum())
+          PS.error(@2.Begin, "template parameter '" + $$.Name + "' must have an integral, bool "
+                             "or enum type, not '" + $$.ValueType->toString() + "'");
+      }
+  ;
+
+template_arg_list
+  : template_arg { $$.push_back($1); }
+  | template_arg_list ',' template_arg { $$ = std::move($1); $$.push_back($3); }
+  ;
+
+/* A type, or an integer constant: a literal, an enumerator or a template parameter. */
+template_arg
+  : type_name { $$.Ty = $1; }
+  | INT_LITERAL { $$.Value = PS.foldConstant($1).value_or(0); }
+  | '-' INT_LITERAL { $$.Value = -PS.foldConstant($2).value_or(0); }
+  | KW_TRUE { $$.Value = 1; }
+  | KW_FALSE { $$.Value = 0; }
+  | IDENT
+      {
+        auto It = PS.TemplateValues.find($1);
+        std::optional<int64_t> V =
+            It != PS.TemplateValues.end() ? std::optional<int64_t>(It->second.first)
+                                          : PS.lookupConstant($1);
+        if (!V)
+          PS.error(@1.Begin, "template argument '" + $1 + "' is not a constant");
+        $$.Value = V.value_or(0);
+      }
   ;
 
 function_definition
@@ -503,6 +615,21 @@ direct_declarator
         $$ = Declarator();
         $$.Loc = @1.Begin;
         $$.Name = std::move($1);
+      }
+  | TEMPLATE_NAME
+      {
+        $$ = Declarator();
+        $$.Loc = @1.Begin;
+        $$.Name = std::move($1);
+      }
+  | TEMPLATE_NAME '<' template_arg_list '>'
+      {
+        // `template <> int goo<int>(int a)`: an explicit specialization.
+        $$ = Declarator();
+        $$.Loc = @1.Begin;
+        $$.Name = std::move($1);
+        $$.HasTemplateArgs = true;
+        $$.TemplateArgs = std::move($3);
       }
   | KW_OPERATOR overloadable_operator
       {
@@ -899,7 +1026,24 @@ string_literals
   ;
 
 primary_expression
-  : IDENT { $$ = PS.Ctx.makeExpr<DeclRefExpr>(@1.Begin, std::move($1)); }
+  : IDENT
+      {
+        // A non-type template parameter is its value.
+        if (auto It = PS.TemplateValues.find($1); It != PS.TemplateValues.end())
+          $$ = PS.Ctx.makeExpr<IntegerLiteral>(@1.Begin, static_cast<uint64_t>(It->second.first),
+                                               It->second.second);
+        else
+          $$ = PS.Ctx.makeExpr<DeclRefExpr>(@1.Begin, std::move($1));
+      }
+  | TEMPLATE_NAME %prec TEMPLATE_NAME_ALONE
+      { $$ = PS.Ctx.makeExpr<DeclRefExpr>(@1.Begin, std::move($1)); }
+  | TEMPLATE_NAME '<' template_arg_list '>'
+      {
+        auto *R = PS.Ctx.makeExpr<DeclRefExpr>(@1.Begin, std::move($1));
+        R->HasTemplateArgs = true;
+        R->TemplateArgs = std::move($3);
+        $$ = R;
+      }
   | INT_LITERAL { $$ = $1; }
   | FLOAT_LITERAL { $$ = $1; }
   | string_literals { $$ = PS.Ctx.makeExpr<StringLiteral>(@1.Begin, std::move($1)); }
@@ -1319,6 +1463,19 @@ void ParserState::declareTypeName(const std::string &Name, const Type *T) {
   Ctx.ParserScopes.back().TypeNames[Name] = T;
 }
 
+void ParserState::bindTemplateParams(const std::vector<TemplateParam> &Params,
+                                     const std::vector<TemplateArg> &Args) {
+  pushScope();
+  for (size_t I = 0; I < Params.size() && I < Args.size(); ++I) {
+    if (Params[I].IsType) {
+      declareTypeName(Params[I].Name, Args[I].Ty);
+    } else {
+      declareConstant(Params[I].Name, Args[I].Value);
+      TemplateValues[Params[I].Name] = {Args[I].Value, Params[I].ValueType};
+    }
+  }
+}
+
 void ParserState::declareConstant(const std::string &Name, std::optional<int64_t> Value) {
   Ctx.ParserScopes.back().TypeNames.erase(Name);
   Ctx.ParserScopes.back().Constants[Name] = Value;
@@ -1540,8 +1697,10 @@ const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
     T = Types.getAtomic(Type::Int32);
   }
   if (Spec.VectorLength) {
-    // ISPC: short vectors of the basic types only (not of arrays or structs).
-    if (!T->isAtomic() && !T->isEnum()) {
+    // ISPC: short vectors of the basic types only (not of arrays or structs);
+    // `T<N>` in a function template's pattern has T's placeholder.
+    bool Placeholder = T->isStruct() && T->getStructDecl()->IsTemplateParam;
+    if (!T->isAtomic() && !T->isEnum() && !Placeholder) {
       PS.error(Spec.VectorLoc, "short vector elements must have a basic type like 'float' or "
                                "'int', not '" + T->toString() + "'");
       Spec.Invalid = true;
@@ -1661,6 +1820,8 @@ FunctionDecl *makeFunction(ParserState &PS, DeclSpec &Spec, Declarator &D, const
   F->IsInline = Spec.Inline;
   F->IsNoInline = Spec.NoInline;
   F->IsStdlib = PS.IsStdlib;
+  F->IsSpecialization = D.HasTemplateArgs;
+  F->SpecializationArgs = D.TemplateArgs;
   return F;
 }
 
@@ -1818,6 +1979,26 @@ void parseSource(std::string_view Text, const std::string &BufferName, ASTContex
   destroyScanner(Scanner);
   // Scopes left open by an abandoned parse must not leak into the next buffer.
   PS.popScopesTo(1);
+}
+
+FunctionDecl *parseTemplateInstance(const FunctionTemplate &T, const std::vector<TemplateArg> &Args,
+                                    ASTContext &Ctx, DiagnosticEngine &Diags) {
+  ParserState PS(T.Text, *T.TextLoc.File, Ctx, Diags, /*IsStdlib=*/false);
+  // Positions continue from where the template's text starts in its file.
+  PS.File = T.TextLoc.File;
+  PS.Line = T.TextLoc.Line;
+  PS.Col = T.TextLoc.Col;
+  size_t Before = Ctx.TU.Decls.size();
+  PS.bindTemplateParams(T.Params, Args);
+  void *Scanner = createScanner(PS);
+  yy::Parser P(Scanner, PS);
+  P.parse();
+  destroyScanner(Scanner);
+  PS.popScopesTo(1);
+  // The definition is the last declaration the parse added (after any tags).
+  if (Ctx.TU.Decls.size() > Before)
+    return llvm::dyn_cast<FunctionDecl>(Ctx.TU.Decls.back());
+  return nullptr;
 }
 
 } // namespace spmdc

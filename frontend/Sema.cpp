@@ -71,11 +71,24 @@ bool Sema::run() {
   pushScope();
   declareBuiltins();
   for (Decl *D : Ctx.TU.Decls)
-    if (auto *F = llvm::dyn_cast_or_null<FunctionDecl>(D))
+    if (auto *F = llvm::dyn_cast_or_null<FunctionDecl>(D)) {
+      if (F->IsSpecialization)
+        nameSpecialization(F);
       declareFunction(F);
-  for (Decl *D : Ctx.TU.Decls) {
+    }
+  // Function template instances are appended while bodies are checked.
+  for (size_t I = 0; I < Ctx.TU.Decls.size(); ++I) {
+    Decl *D = Ctx.TU.Decls[I];
     if (Diags.shouldStop())
       break;
+    auto *Instance = llvm::dyn_cast_or_null<FunctionDecl>(D);
+    if (Instance && Instance->InstantiatedAt.isValid()) {
+      unsigned Errors = Diags.errorCount();
+      checkTopLevel(D);
+      if (Diags.errorCount() != Errors)
+        Diags.note(Instance->InstantiatedAt, "in instantiation of '" + Instance->Name + "' here");
+      continue;
+    }
     if (D)
       checkTopLevel(D);
   }

@@ -276,7 +276,7 @@ bool Sema::checkExpr(Expr *E) {
   case Expr::ConditionalExprKind:
     return checkConditional(llvm::cast<ConditionalExpr>(E));
   case Expr::CallExprKind:
-    return checkCall(llvm::cast<CallExpr>(E));
+    return resolveTemplateCallee(llvm::cast<CallExpr>(E)) && checkCall(llvm::cast<CallExpr>(E));
   case Expr::IndexExprKind:
     return checkIndex(llvm::cast<IndexExpr>(E));
   case Expr::MemberExprKind:

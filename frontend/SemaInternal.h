@@ -195,6 +195,24 @@ public:
                                               std::vector<Expr *> Operands,
                                               CallExpr *&OperatorCall, bool OnlyIfViable = false);
 
+  //===--- SemaTemplate.cpp: function templates ----------------------------===//
+  /// A call of a function template: binds its template arguments (explicit,
+  /// then deduced from the checked arguments), instantiates it unless a
+  /// specialization or an earlier instance exists, and renames the callee to
+  /// the instance. True when the call is not a template call.
+  bool resolveTemplateCallee(CallExpr *E);
+  /// Deduces the parameters of `T` found in the pattern type `Pattern` of a
+  /// function parameter from its argument's type `Arg` into `Bound` (the
+  /// first NumExplicit are given); false on a conflict.
+  bool deduceTemplateArgs(const Type *Pattern, const Type *Arg, const FunctionTemplate &T,
+                          size_t NumExplicit, std::vector<std::optional<TemplateArg>> &Bound);
+  /// `template <> int goo<int>(...)`: renames F to the instance it replaces.
+  void nameSpecialization(FunctionDecl *F);
+  static std::string templateInstanceName(const std::string &Name,
+                                          const std::vector<TemplateArg> &Args);
+  unsigned TemplateInstances = 0;
+  static constexpr unsigned MaxTemplateInstances = 1000;
+
   //===--- SemaCall.cpp: calls ----------------------------------------------===//
   bool checkCall(CallExpr *E);
   bool checkCallArgs(CallExpr *E, const Type *FnTy, const std::string &Name,
