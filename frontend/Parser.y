@@ -208,8 +208,8 @@ external_declaration
       }
   | template_declaration
   | ';'
-  | error ';' { PS.PendingTags.clear(); PS.popScopesTo(1); }
-  | error '}' { PS.PendingTags.clear(); PS.popScopesTo(1); }
+  | error ';' { PS.PendingTags.clear(); PS.endTemplateDeclaration(); PS.popScopesTo(1); }
+  | error '}' { PS.PendingTags.clear(); PS.endTemplateDeclaration(); PS.popScopesTo(1); }
   ;
 
 /*===------------------------------------------------------------------===*
@@ -231,13 +231,13 @@ template_declaration
           T.TextLoc = @2.Begin;
           PS.Ctx.FunctionTemplates[T.Name].push_back(std::move(T));
         }
-        PS.TemplateValues.clear();
+        PS.endTemplateDeclaration();
         PS.popScopesTo(1);
       }
   | template_header declaration
       {
         // A template's prototype: its definition (required) does the work.
-        PS.TemplateValues.clear();
+        PS.endTemplateDeclaration();
         PS.popScopesTo(1);
       }
   | KW_TEMPLATE '<' '>' function_definition
@@ -270,6 +270,7 @@ template_header
           Placeholders.push_back(A);
         }
         PS.bindTemplateParams($$, Placeholders);
+        PS.DeclaringTemplate = true;
       }
   ;
 
@@ -289,6 +290,8 @@ template_param
         if (!$$.ValueType->isInteger() && !$$.ValueType->isBool() && !$$.ValueType->isEnum())
           PS.error(@2.Begin, "template parameter '" + $$.Name + "' must have an integral, bool "
                              "or enum type, not '" + $$.ValueType->toString() + "'");
+        else if ($$.ValueType->isVarying())
+          PS.error(@2.Begin, "template parameter '" + $$.Name + "' cannot be varying");
       }
   ;
 
@@ -1476,6 +1479,11 @@ void ParserState::bindTemplateParams(const std::vector<TemplateParam> &Params,
   }
 }
 
+void ParserState::endTemplateDeclaration() {
+  TemplateValues.clear();
+  DeclaringTemplate = false;
+}
+
 void ParserState::declareConstant(const std::string &Name, std::optional<int64_t> Value) {
   Ctx.ParserScopes.back().TypeNames.erase(Name);
   Ctx.ParserScopes.back().Constants[Name] = Value;
@@ -1822,6 +1830,8 @@ FunctionDecl *makeFunction(ParserState &PS, DeclSpec &Spec, Declarator &D, const
   F->IsStdlib = PS.IsStdlib;
   F->IsSpecialization = D.HasTemplateArgs;
   F->SpecializationArgs = D.TemplateArgs;
+  if (PS.DeclaringTemplate)
+    PS.Ctx.FunctionTemplates[D.Name]; // a template name from here on
   return F;
 }
 

@@ -147,6 +147,12 @@ public:
   /// The non-type template parameters in scope (`template <int N>`): a use
   /// of N in an expression is its value, a literal of the parameter's type.
   std::unordered_map<std::string, std::pair<int64_t, const Type *>> TemplateValues;
+  /// Inside `template <...> declaration`: the function declared becomes a
+  /// template name at once, so that its own body (and code after a
+  /// prototype) may write `name<args>`.
+  bool DeclaringTemplate = false;
+  /// After a template declaration (or an error inside one).
+  void endTemplateDeclaration();
   /// Binds a function template's parameters for the declaration that
   /// follows (in a new scope): each type parameter to `Args[i].Ty` (a
   /// placeholder while the template itself is parsed), each non-type one to

@@ -147,6 +147,10 @@ bool Sema::resolveTemplateCallee(CallExpr *E) {
     if (Ok)
       Viables.push_back(std::move(V));
   }
+  if (Templates->second.empty()) {
+    Diags.error(E->Loc, "function template '" + Ref->Name + "' is declared but never defined");
+    return false;
+  }
   if (Viables.size() != 1) {
     std::string ArgTypes;
     for (size_t I = 0; I < E->Args.size(); ++I)
