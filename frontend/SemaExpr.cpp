@@ -169,7 +169,7 @@ VarDecl *Sema::rootVariable(const Expr *E) {
     return V && V->Ty && V->Ty->isReference() ? nullptr : V;
   }
   if (auto *M = llvm::dyn_cast<MemberExpr>(E))
-    return M->IsArrow ? nullptr : rootVariable(M->Base); // also a short vector's element
+    return M->IsArrow ? nullptr : rootVariable(M->Base);
   if (auto *I = llvm::dyn_cast<IndexExpr>(E))
     return I->Base->Ty && I->Base->Ty->isArray() ? rootVariable(I->Base) : nullptr;
   return nullptr;

@@ -19,6 +19,11 @@ std::optional<bool> Sema::checkOverloadedOperator(Expr *E, const std::string &Sp
     for (FunctionDecl *C : *Set)
       if (Checked.count(C))
         Candidates.push_back(C);
+  if (Candidates.empty() && Ctx.FunctionTemplates.count(Name)) {
+    Diags.error(E->Loc, "function templates of operators ('" + Name +
+                            "') are not supported yet; declare the operator for each type");
+    return false;
+  }
   // With no such function the built-in operator applies (and reports struct
   // operands as invalid, as before operators could be overloaded).
   if (Candidates.empty())
