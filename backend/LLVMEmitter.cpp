@@ -1383,6 +1383,12 @@ private:
     case CastKind::UniformToVarying:
       set(O, splat(V));
       return;
+    case CastKind::VectorSplat:
+    case CastKind::VectorConvert:
+    case CastKind::MaterializeTemporary:
+      // The lowering expands short-vector conversions element by element and
+      // gives temporaries a slot.
+      llvm_unreachable("front-end-only cast left in the IR");
     }
   }
 

@@ -125,8 +125,24 @@ const char *castKindName(CastKind K) {
     return "PointerToIntegral";
   case CastKind::IntegralToPointer:
     return "IntegralToPointer";
+  case CastKind::VectorSplat:
+    return "VectorSplat";
+  case CastKind::VectorConvert:
+    return "VectorConvert";
+  case CastKind::MaterializeTemporary:
+    return "MaterializeTemporary";
   }
   return "?";
+}
+
+CallExpr *operatorCallOf(const Expr *E) {
+  if (auto *U = llvm::dyn_cast<UnaryExpr>(E))
+    return U->OperatorCall;
+  if (auto *B = llvm::dyn_cast<BinaryExpr>(E))
+    return B->OperatorCall;
+  if (auto *A = llvm::dyn_cast<AssignExpr>(E))
+    return A->OperatorCall;
+  return nullptr;
 }
 
 void forEachChildExpr(Expr *E, const std::function<void(Expr *&)> &F) {
@@ -134,12 +150,19 @@ void forEachChildExpr(Expr *E, const std::function<void(Expr *&)> &F) {
     if (C)
       F(C);
   };
-  if (auto *U = llvm::dyn_cast<UnaryExpr>(E)) {
+  // An overloaded operator's call holds the operands as its arguments.
+  auto *U = llvm::dyn_cast<UnaryExpr>(E);
+  auto *B = llvm::dyn_cast<BinaryExpr>(E);
+  auto *A = llvm::dyn_cast<AssignExpr>(E);
+  if (CallExpr *OperatorCall = operatorCallOf(E)) {
+    Expr *Call = OperatorCall;
+    Visit(Call);
+  } else if (U) {
     Visit(U->Operand);
-  } else if (auto *B = llvm::dyn_cast<BinaryExpr>(E)) {
+  } else if (B) {
     Visit(B->LHS);
     Visit(B->RHS);
-  } else if (auto *A = llvm::dyn_cast<AssignExpr>(E)) {
+  } else if (A) {
     Visit(A->LHS);
     Visit(A->RHS);
   } else if (auto *C = llvm::dyn_cast<ConditionalExpr>(E)) {

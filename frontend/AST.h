@@ -22,6 +22,7 @@
 namespace spmdc {
 
 class Expr;
+class CallExpr;
 class Stmt;
 class Decl;
 class CompoundStmt;
@@ -105,6 +106,13 @@ public:
   static bool classof(const Expr *E) { return E->getKind() == NullLiteralKind; }
 };
 
+/// A template argument: a type (`add<int>`) or an integer / enumerator
+/// value (`foo<2>`), as written; sema binds a type's variability.
+struct TemplateArg {
+  const Type *Ty = nullptr; ///< set for a type argument
+  int64_t Value = 0;        ///< a non-type argument's value
+};
+
 /// A use of a name. Sema sets `D` to the variable, enumerator or (for a call's
 /// callee, after overload resolution) function it names.
 class DeclRefExpr : public Expr {
@@ -112,6 +120,9 @@ public:
   DeclRefExpr(SourceLoc L, std::string Name) : Expr(DeclRefExprKind, L), Name(std::move(Name)) {}
   std::string Name;
   Decl *D = nullptr;
+  /// `add<int>`: a function template's name with explicit arguments.
+  bool HasTemplateArgs = false;
+  std::vector<TemplateArg> TemplateArgs;
   static bool classof(const Expr *E) { return E->getKind() == DeclRefExprKind; }
 };
 
@@ -124,6 +135,9 @@ public:
       : Expr(UnaryExprKind, L), Op(Op), Operand(Operand) {}
   UnaryOp Op;
   Expr *Operand;
+  /// Set by sema when a user-defined `operator-` (etc.) implements this
+  /// operator on a struct: the call, whose argument is `Operand`.
+  CallExpr *OperatorCall = nullptr;
   static bool classof(const Expr *E) { return E->getKind() == UnaryExprKind; }
 };
 
@@ -159,6 +173,9 @@ public:
       : Expr(BinaryExprKind, L), Op(Op), LHS(LHS), RHS(RHS) {}
   BinaryOp Op;
   Expr *LHS, *RHS;
+  /// Set by sema when a user-defined `operator+` (etc.) implements this
+  /// operator on a struct: the call, whose arguments are LHS and RHS.
+  CallExpr *OperatorCall = nullptr;
   static bool classof(const Expr *E) { return E->getKind() == BinaryExprKind; }
 };
 
@@ -169,6 +186,9 @@ public:
       : Expr(AssignExprKind, L), Op(Op), LHS(LHS), RHS(RHS) {}
   std::optional<BinaryOp> Op;
   Expr *LHS, *RHS;
+  /// Set by sema when a user-defined `operator=` / `operator+=` (etc.)
+  /// implements this assignment: the call, whose arguments are LHS and RHS.
+  CallExpr *OperatorCall = nullptr;
   static bool classof(const Expr *E) { return E->getKind() == AssignExprKind; }
 };
 
@@ -216,6 +236,10 @@ public:
   std::string Member;
   bool IsArrow;
   int FieldIndex = -1; ///< set by sema
+  /// Set by sema when the base is a short vector: the element indices the
+  /// member names (`v.y` -> {1}, `v.zyx` -> {2, 1, 0}); one index is an
+  /// element (an lvalue if the base is), several a new short vector.
+  std::vector<unsigned> Swizzle;
   static bool classof(const Expr *E) { return E->getKind() == MemberExprKind; }
 };
 
@@ -246,6 +270,11 @@ enum class CastKind {
   PointerCast, ///< pointer -> pointer of another type
   PointerToIntegral,
   IntegralToPointer,
+  VectorSplat,   ///< scalar -> short vector: every element gets the value
+  VectorConvert, ///< short vector -> short vector of the same length, element by element
+  /// A value put in a temporary object, so that a reference can bind to it
+  /// (an operand of a user-defined operator taking `S &`); an lvalue.
+  MaterializeTemporary,
 };
 const char *castKindName(CastKind K);
 
@@ -624,6 +653,13 @@ public:
   bool IsNoInline = false;
   /// Declared by the standard library prelude rather than the user's source.
   bool IsStdlib = false;
+  /// `template <> int goo<int>(int a)`: an explicit specialization of the
+  /// function template `Name` for these arguments (sema renames it to the
+  /// instance's name).
+  bool IsSpecialization = false;
+  std::vector<TemplateArg> SpecializationArgs;
+  /// A function template's instance: the call that first needed it.
+  SourceLoc InstantiatedAt;
   const FunctionFlags &flags() const { return Ty->getFunctionFlags(); }
   static bool classof(const Decl *D) { return D->getKind() == FunctionDeclKind; }
 };
@@ -643,6 +679,9 @@ public:
   /// out member by member (each field a `uniform T[SoaWidth]`); made by the parser.
   StructDecl *SoaOf = nullptr;
   unsigned SoaWidth = 0;
+  /// A function template's type parameter `T` while the template's pattern
+  /// is parsed: its struct type stands for T (with the written variability).
+  bool IsTemplateParam = false;
   static bool classof(const Decl *D) { return D->getKind() == StructDeclKind; }
 };
 
@@ -688,6 +727,32 @@ public:
 // The arena
 //===----------------------------------------------------------------------===//
 
+/// While a function template's pattern is parsed, its i-th non-type
+/// parameter reads as this value plus i, so that deduction can tell which
+/// parameter a short vector length (`float<N>`) came from.
+constexpr int64_t TemplateValuePlaceholder = 1000000;
+
+/// A parameter of a function template: `typename T` or a non-type `int N`.
+struct TemplateParam {
+  std::string Name;
+  bool IsType = true;
+  const Type *ValueType = nullptr; ///< a non-type parameter's (integral or enum) type
+};
+
+/// A function template (`template <typename T> T add(T a, T b) {...}`). Sema
+/// instantiates it by parsing its text again with T and N bound to the
+/// arguments (frontend/SemaTemplate.cpp); the instance is an ordinary function.
+struct FunctionTemplate {
+  std::string Name;
+  std::vector<TemplateParam> Params;
+  /// Parsed once with placeholder types for T (StructDecl::IsTemplateParam):
+  /// its parameter types drive argument deduction; never checked or lowered.
+  FunctionDecl *Pattern = nullptr;
+  std::string Text;  ///< the definition, from its specifiers to its closing brace
+  SourceLoc TextLoc; ///< where Text starts in the source
+  bool DoubleLiterals = false; ///< --double-literals was in force: instances read Text alike
+};
+
 /// Owns every node and type of one compilation.
 class ASTContext {
 public:
@@ -709,6 +774,9 @@ public:
   std::vector<ParserScope> ParserScopes;
   /// The `soa<N> S` block structs made so far, one per (S, N).
   std::vector<StructDecl *> SoaStructs;
+
+  /// Function templates by name, in declaration order (see FunctionTemplate).
+  std::unordered_map<std::string, std::vector<FunctionTemplate>> FunctionTemplates;
 
   /// Creates an expression and computes its Depth from its children.
   template <typename T, typename... Args> T *makeExpr(Args &&...A) {
@@ -745,6 +813,9 @@ private:
 /// Calls `F(Expr *&)` for each direct sub-expression slot of `E` (non-null
 /// only), so a pass can replace a child in place.
 void forEachChildExpr(Expr *E, const std::function<void(Expr *&)> &F);
+/// The call of a user-defined operator that implements the unary, binary or
+/// assignment operator `E`, or null.
+CallExpr *operatorCallOf(const Expr *E);
 /// Calls `FE(Expr *&)` for each direct sub-expression and `FS(Stmt *&)` for each
 /// direct sub-statement of `S` (non-null only), in source order.
 void forEachChild(Stmt *S, const std::function<void(Expr *&)> &FE,

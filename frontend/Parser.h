@@ -3,11 +3,15 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace spmdc {
 
 class ASTContext;
 class DiagnosticEngine;
+class FunctionDecl;
+struct FunctionTemplate;
+struct TemplateArg;
 
 /// Parses `Text` (preprocessor output with GNU line markers `# 12 "file"`) and
 /// appends its declarations to Ctx.TU; `#pragma` lines go to Ctx.TU.Pragmas.
@@ -18,5 +22,11 @@ class DiagnosticEngine;
 /// makes unsuffixed floating literals `double` (the stdlib prelude always is).
 void parseSource(std::string_view Text, const std::string &BufferName, ASTContext &Ctx,
                  DiagnosticEngine &Diags, bool IsStdlib = false, bool DoubleLiterals = false);
+
+/// Parses the function template `T` again with its parameters bound to
+/// `Args` (types for `typename` parameters, values for the others) and appends
+/// the resulting function to Ctx.TU; returns it, or null after a syntax error.
+FunctionDecl *parseTemplateInstance(const FunctionTemplate &T, const std::vector<TemplateArg> &Args,
+                                    ASTContext &Ctx, DiagnosticEngine &Diags);
 
 } // namespace spmdc

@@ -49,6 +49,8 @@ void destroyScanner(void *Scanner);
 
 namespace {
 void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item);
+void setVectorLength(ParserState &PS, DeclSpec &Spec, std::optional<int64_t> Length,
+                     SourceLoc Loc);
 const Type *finishSpec(ParserState &PS, DeclSpec &Spec);
 const Type *soaType(ParserState &PS, DeclSpec &Spec, const Type *T);
 const Type *soaStorage(ParserState &PS, const Type *T, uint64_t N, SourceLoc Loc,
@@ -128,6 +130,8 @@ using namespace spmdc;
 %token KW_PRINT "'print'" KW_SIZEOF "'sizeof'" KW_TRUE "'true'" KW_FALSE "'false'"
 %token KW_NULL "'NULL'"
 %token KW_NEW "'new'" KW_DELETE "'delete'" KW_GOTO "'goto'" KW_SOA "'soa'"
+%token KW_OPERATOR "'operator'" KW_TEMPLATE "'template'" KW_TYPENAME "'typename'"
+%token <std::string> TEMPLATE_NAME "template name"
 
 %token ELLIPSIS "'...'" PTR_OP "'->'" INC_OP "'++'" DEC_OP "'--'" SHL_OP "'<<'" SHR_OP "'>>'"
 %token LE_OP "'<='" GE_OP "'>='" EQ_OP "'=='" NE_OP "'!='" AND_OP "'&&'" OR_OP "'||'"
@@ -137,6 +141,8 @@ using namespace spmdc;
 
 %precedence LOWER_THAN_ELSE
 %precedence KW_ELSE
+/* `f < x` after a template name f always opens template arguments (C++'s rule). */
+%precedence TEMPLATE_NAME_ALONE
 
 /* C's binary operators, loosest first. */
 %left OR_OP
@@ -155,10 +161,15 @@ using namespace spmdc;
 %type <spmdc::Expr *> expression expression_opt initializer default_argument_opt
 %type <std::vector<spmdc::Expr *>> argument_list argument_list_opt initializer_list
 %type <std::vector<spmdc::Expr *>> launch_counts print_arguments
-%type <std::string> string_literals member_name tag_name
+%type <std::string> string_literals member_name tag_name overloadable_operator
 %type <int> assignment_operator unary_operator
 %type <spmdc::SpecItem> specifier struct_specifier enum_specifier
 %type <spmdc::DeclSpec> declaration_specifiers
+%type <std::optional<int64_t>> short_vector_length
+%type <std::vector<spmdc::TemplateParam>> template_header template_param_list
+%type <spmdc::TemplateParam> template_param
+%type <std::vector<spmdc::TemplateArg>> template_arg_list
+%type <spmdc::TemplateArg> template_arg
 %type <spmdc::Declarator> declarator direct_declarator abstract_declarator
 %type <spmdc::Declarator> direct_abstract_declarator pointer
 %type <spmdc::DeclChunk> pointer_qualifiers
@@ -201,9 +212,118 @@ external_declaration
         for (Decl *D : $1)
           PS.Ctx.TU.Decls.push_back(D);
       }
+  | template_declaration
   | ';'
-  | error ';' { PS.PendingTags.clear(); PS.popScopesTo(1); }
-  | error '}' { PS.PendingTags.clear(); PS.popScopesTo(1); }
+  | error ';' { PS.PendingTags.clear(); PS.endTemplateDeclaration(); PS.popScopesTo(1); }
+  | error '}' { PS.PendingTags.clear(); PS.endTemplateDeclaration(); PS.popScopesTo(1); }
+  ;
+
+/*===------------------------------------------------------------------===*
+ * Function templates (ISPC's "Function Templates")
+ *===------------------------------------------------------------------===*/
+
+template_declaration
+  : template_header function_definition
+      {
+        // The pattern leaves the translation unit; sema instantiates it.
+        if (!PS.Ctx.TU.Decls.empty() && llvm::isa<FunctionDecl>(PS.Ctx.TU.Decls.back())) {
+          auto *Pattern = llvm::cast<FunctionDecl>(PS.Ctx.TU.Decls.back());
+          PS.Ctx.TU.Decls.pop_back();
+          FunctionTemplate T;
+          T.Name = Pattern->Name;
+          T.Params = std::move($1);
+          T.Pattern = Pattern;
+          T.Text = std::string(PS.Text.substr(@2.BeginOff, @2.EndOff - @2.BeginOff));
+          T.TextLoc = @2.Begin;
+          T.DoubleLiterals = PS.DoubleLiterals;
+          PS.Ctx.FunctionTemplates[T.Name].push_back(std::move(T));
+        }
+        PS.endTemplateDeclaration();
+        PS.popScopesTo(1);
+      }
+  | template_header declaration
+      {
+        // A template's prototype: its definition (required) does the work.
+        PS.endTemplateDeclaration();
+        PS.popScopesTo(1);
+      }
+  | KW_TEMPLATE '<' '>' function_definition
+  | KW_TEMPLATE '<' '>' declaration
+      {
+        for (Decl *D : $4)
+          PS.Ctx.TU.Decls.push_back(D);
+      }
+  | KW_TEMPLATE declaration
+      {
+        // An explicit instantiation: sema instantiates templates where used.
+      }
+  ;
+
+template_header
+  : KW_TEMPLATE '<' template_param_list '>'
+      {
+        $$ = std::move($3);
+        // While the pattern is parsed, T is a placeholder struct type and N
+        // a placeholder value: the pattern only serves argument deduction.
+        std::vector<TemplateArg> Placeholders;
+        for (const TemplateParam &P : $$) {
+          TemplateArg A;
+          A.Value = TemplateValuePlaceholder + static_cast<int64_t>(Placeholders.size());
+          if (P.IsType) {
+            auto *D = PS.Ctx.makeDecl<StructDecl>(@1.Begin, P.Name);
+            D->IsTemplateParam = true;
+            A.Ty = PS.Ctx.Types.getStruct(D);
+          }
+          Placeholders.push_back(A);
+        }
+        PS.bindTemplateParams($$, Placeholders);
+        PS.DeclaringTemplate = true;
+      }
+  ;
+
+template_param_list
+  : template_param { $$.push_back(std::move($1)); }
+  | template_param_list ',' template_param { $$ = std::move($1); $$.push_back(std::move($3)); }
+  ;
+
+template_param
+  : KW_TYPENAME IDENT { $$.Name = std::move($2); }
+  | KW_TYPENAME TYPE_NAME { $$.Name = std::move($2); }
+  | declaration_specifiers IDENT
+      {
+        $$.Name = std::move($2);
+        $$.IsType = false;
+        $$.ValueType = finishSpec(PS, $1);
+        if (!$$.ValueType->isInteger() && !$$.ValueType->isBool() && !$$.ValueType->isEnum())
+          PS.error(@2.Begin, "template parameter '" + $$.Name + "' must have an integral, bool "
+                             "or enum type, not '" + $$.ValueType->toString() + "'");
+        else if ($$.ValueType->isVarying())
+          PS.error(@2.Begin, "template parameter '" + $$.Name + "' cannot be varying");
+      }
+  ;
+
+template_arg_list
+  : template_arg { $$.push_back($1); }
+  | template_arg_list ',' template_arg { $$ = std::move($1); $$.push_back($3); }
+  ;
+
+/* A type, or an integer constant: a literal, an enumerator or a template parameter. */
+template_arg
+  : type_name { $$.Ty = $1; }
+  | INT_LITERAL { $$.Value = PS.foldConstant($1).value_or(0); }
+  | '-' INT_LITERAL { $$.Value = -PS.foldConstant($2).value_or(0); }
+  | KW_TRUE { $$.Value = 1; }
+  | KW_FALSE { $$.Value = 0; }
+  | IDENT
+      {
+        auto It = PS.TemplateValues.find($1);
+        std::optional<int64_t> V =
+            It != PS.TemplateValues.end() ? std::optional<int64_t>(It->second.first)
+                                          : PS.lookupConstant($1);
+        if (!V)
+          PS.error(@1.Begin, "template argument '" + $1 + "' is not a constant");
+        $$.Value = V.value_or(0);
+      }
   ;
 
 function_definition
@@ -262,6 +382,17 @@ declaration_specifiers
         $$ = std::move($1);
         addSpec(PS, $$, $2);
       }
+  | declaration_specifiers '<' short_vector_length '>'
+      {
+        $$ = std::move($1);
+        setVectorLength(PS, $$, $3, @3.Begin);
+      }
+  ;
+
+/* ISPC's short vectors: `float<3>`; the length is a literal or a named constant. */
+short_vector_length
+  : INT_LITERAL { $$ = PS.foldConstant($1); }
+  | IDENT       { $$ = PS.lookupConstant($1); }
   ;
 
 specifier
@@ -506,6 +637,28 @@ direct_declarator
         $$.Loc = @1.Begin;
         $$.Name = std::move($1);
       }
+  | TEMPLATE_NAME
+      {
+        $$ = Declarator();
+        $$.Loc = @1.Begin;
+        $$.Name = std::move($1);
+      }
+  | TEMPLATE_NAME '<' template_arg_list '>'
+      {
+        // `template <> int goo<int>(int a)`: an explicit specialization.
+        $$ = Declarator();
+        $$.Loc = @1.Begin;
+        $$.Name = std::move($1);
+        $$.HasTemplateArgs = true;
+        $$.TemplateArgs = std::move($3);
+      }
+  | KW_OPERATOR overloadable_operator
+      {
+        // ISPC's operator overloading: an ordinary function named `operator+`.
+        $$ = Declarator();
+        $$.Loc = @1.Begin;
+        $$.Name = "operator" + $2;
+      }
   | '(' declarator ')' { $$ = std::move($2); }
   | direct_declarator '[' ']'
       {
@@ -534,6 +687,19 @@ direct_declarator
         C.Params = std::move($3);
         CHUNK($$, C);
       }
+  ;
+
+/* The operators ISPC lets a struct overload (the guide's "Operators Overloading"). */
+overloadable_operator
+  : '*' { $$ = "*"; } | '/' { $$ = "/"; } | '%' { $$ = "%"; } | '+' { $$ = "+"; }
+  | '-' { $$ = "-"; } | SHR_OP { $$ = ">>"; } | SHL_OP { $$ = "<<"; } | EQ_OP { $$ = "=="; }
+  | NE_OP { $$ = "!="; } | '<' { $$ = "<"; } | '>' { $$ = ">"; } | LE_OP { $$ = "<="; }
+  | GE_OP { $$ = ">="; } | '&' { $$ = "&"; } | '|' { $$ = "|"; } | '^' { $$ = "^"; }
+  | AND_OP { $$ = "&&"; } | OR_OP { $$ = "||"; } | INC_OP { $$ = "++"; } | DEC_OP { $$ = "--"; }
+  | '!' { $$ = "!"; } | '~' { $$ = "~"; } | '=' { $$ = "="; } | ADD_ASSIGN { $$ = "+="; }
+  | SUB_ASSIGN { $$ = "-="; } | MUL_ASSIGN { $$ = "*="; } | DIV_ASSIGN { $$ = "/="; }
+  | MOD_ASSIGN { $$ = "%="; } | SHL_ASSIGN { $$ = "<<="; } | SHR_ASSIGN { $$ = ">>="; }
+  | AND_ASSIGN { $$ = "&="; } | OR_ASSIGN { $$ = "|="; } | XOR_ASSIGN { $$ = "^="; }
   ;
 
 pointer
@@ -888,7 +1054,24 @@ string_literals
   ;
 
 primary_expression
-  : IDENT { $$ = PS.Ctx.makeExpr<DeclRefExpr>(@1.Begin, std::move($1)); }
+  : IDENT
+      {
+        // A non-type template parameter is its value.
+        if (auto It = PS.TemplateValues.find($1); It != PS.TemplateValues.end())
+          $$ = PS.Ctx.makeExpr<IntegerLiteral>(@1.Begin, static_cast<uint64_t>(It->second.first),
+                                               It->second.second);
+        else
+          $$ = PS.Ctx.makeExpr<DeclRefExpr>(@1.Begin, std::move($1));
+      }
+  | TEMPLATE_NAME %prec TEMPLATE_NAME_ALONE
+      { $$ = PS.Ctx.makeExpr<DeclRefExpr>(@1.Begin, std::move($1)); }
+  | TEMPLATE_NAME '<' template_arg_list '>'
+      {
+        auto *R = PS.Ctx.makeExpr<DeclRefExpr>(@1.Begin, std::move($1));
+        R->HasTemplateArgs = true;
+        R->TemplateArgs = std::move($3);
+        $$ = R;
+      }
   | INT_LITERAL { $$ = $1; }
   | FLOAT_LITERAL { $$ = $1; }
   | string_literals { $$ = PS.Ctx.makeExpr<StringLiteral>(@1.Begin, std::move($1)); }
@@ -1337,6 +1520,24 @@ void ParserState::declareTypeName(const std::string &Name, const Type *T) {
   Ctx.ParserScopes.back().TypeNames[Name] = T;
 }
 
+void ParserState::bindTemplateParams(const std::vector<TemplateParam> &Params,
+                                     const std::vector<TemplateArg> &Args) {
+  pushScope();
+  for (size_t I = 0; I < Params.size() && I < Args.size(); ++I) {
+    if (Params[I].IsType) {
+      declareTypeName(Params[I].Name, Args[I].Ty);
+    } else {
+      declareConstant(Params[I].Name, Args[I].Value);
+      TemplateValues[Params[I].Name] = {Args[I].Value, Params[I].ValueType};
+    }
+  }
+}
+
+void ParserState::endTemplateDeclaration() {
+  TemplateValues.clear();
+  DeclaringTemplate = false;
+}
+
 void ParserState::declareConstant(const std::string &Name, std::optional<int64_t> Value) {
   Ctx.ParserScopes.back().TypeNames.erase(Name);
   Ctx.ParserScopes.back().Constants[Name] = Value;
@@ -1518,6 +1719,24 @@ void addSpec(ParserState &PS, DeclSpec &Spec, const SpecItem &Item) {
   }
 }
 
+/// `T<N>` after the base type: N must be a positive compile-time constant.
+void setVectorLength(ParserState &PS, DeclSpec &Spec, std::optional<int64_t> Length,
+                     SourceLoc Loc) {
+  if (Spec.VectorLength) {
+    PS.error(Loc, "a short vector type cannot have two lengths");
+    Spec.Invalid = true;
+  } else if (!Length) {
+    PS.error(Loc, "short vector length must be a compile-time integer constant");
+    Spec.Invalid = true;
+  } else if (*Length <= 0) {
+    PS.error(Loc, "short vector length must be positive, not " + std::to_string(*Length));
+    Spec.Invalid = true;
+  } else {
+    Spec.VectorLength = static_cast<uint64_t>(*Length);
+  }
+  Spec.VectorLoc = Loc;
+}
+
 /// The base type: signedness and qualifiers applied to the written type.
 const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
   TypeContext &Types = PS.Ctx.Types;
@@ -1548,6 +1767,18 @@ const Type *finishSpec(ParserState &PS, DeclSpec &Spec) {
   }
   if (Spec.SoaWidth)
     T = soaType(PS, Spec, T);
+  if (Spec.VectorLength) {
+    // ISPC: short vectors of the basic types only (not of arrays or structs);
+    // `T<N>` in a function template's pattern has T's placeholder.
+    bool Placeholder = T->isStruct() && T->getStructDecl()->IsTemplateParam;
+    if (!T->isAtomic() && !T->isEnum() && !Placeholder) {
+      PS.error(Spec.VectorLoc, "short vector elements must have a basic type like 'float' or "
+                               "'int', not '" + T->toString() + "'");
+      Spec.Invalid = true;
+    } else {
+      T = Types.getShortVector(T, Spec.VectorLength);
+    }
+  }
   if (Spec.Var != Variability::Unbound && !T->isVoid())
     T = Types.withVariability(T, Spec.Var);
   if (Spec.Const && !T->isVoid())
@@ -1729,6 +1960,10 @@ FunctionDecl *makeFunction(ParserState &PS, DeclSpec &Spec, Declarator &D, const
   F->IsInline = Spec.Inline;
   F->IsNoInline = Spec.NoInline;
   F->IsStdlib = PS.IsStdlib;
+  F->IsSpecialization = D.HasTemplateArgs;
+  F->SpecializationArgs = D.TemplateArgs;
+  if (PS.DeclaringTemplate)
+    PS.Ctx.FunctionTemplates[D.Name]; // a template name from here on
   return F;
 }
 
@@ -1893,6 +2128,26 @@ void parseSource(std::string_view Text, const std::string &BufferName, ASTContex
   destroyScanner(Scanner);
   // Scopes left open by an abandoned parse must not leak into the next buffer.
   PS.popScopesTo(1);
+}
+
+FunctionDecl *parseTemplateInstance(const FunctionTemplate &T, const std::vector<TemplateArg> &Args,
+                                    ASTContext &Ctx, DiagnosticEngine &Diags) {
+  ParserState PS(T.Text, *T.TextLoc.File, Ctx, Diags, /*IsStdlib=*/false, T.DoubleLiterals);
+  // Positions continue from where the template's text starts in its file.
+  PS.File = T.TextLoc.File;
+  PS.Line = T.TextLoc.Line;
+  PS.Col = T.TextLoc.Col;
+  size_t Before = Ctx.TU.Decls.size();
+  PS.bindTemplateParams(T.Params, Args);
+  void *Scanner = createScanner(PS);
+  yy::Parser P(Scanner, PS);
+  P.parse();
+  destroyScanner(Scanner);
+  PS.popScopesTo(1);
+  // The definition is the last declaration the parse added (after any tags).
+  if (Ctx.TU.Decls.size() > Before)
+    return llvm::dyn_cast<FunctionDecl>(Ctx.TU.Decls.back());
+  return nullptr;
 }
 
 } // namespace spmdc

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace spmdc {
@@ -54,6 +55,9 @@ struct DeclSpec {
   const Type *Base = nullptr;
   std::string BaseSpelling;      ///< for messages: "int", "float", the type name...
   bool BaseIsIntKeyword = false; ///< `int`: combines with signed/unsigned to a 32-bit integer
+  /// `float<3>`: the short vector length written after the base (0: none).
+  uint64_t VectorLength = 0;
+  SourceLoc VectorLoc;
   bool Invalid = false;          ///< an error was reported; do not report more
 };
 
@@ -62,6 +66,9 @@ struct Declarator {
   SourceLoc Loc; ///< the name, or where the name would be
   std::string Name;
   std::vector<DeclChunk> Chunks; ///< base first, the name's own level last
+  /// `goo<int, float>(...)` in `template <> ...`: the specialization's arguments.
+  bool HasTemplateArgs = false;
+  std::vector<TemplateArg> TemplateArgs;
   /// True when the declarator is `name(params)` with nothing but pointers
   /// before it: the name declares a function.
   bool isFunction() const { return !Chunks.empty() && Chunks.back().Kind == DeclChunk::Function; }
@@ -143,6 +150,22 @@ public:
   /// the rest meaningless (nesting too deep); later syntax errors are not shown.
   bool Aborted = false;
   int64_t NextEnumValue = 0; ///< value of the next enumerator without `= value`
+
+  /// The non-type template parameters in scope (`template <int N>`): a use
+  /// of N in an expression is its value, a literal of the parameter's type.
+  std::unordered_map<std::string, std::pair<int64_t, const Type *>> TemplateValues;
+  /// Inside `template <...> declaration`: the function declared becomes a
+  /// template name at once, so that its own body (and code after a
+  /// prototype) may write `name<args>`.
+  bool DeclaringTemplate = false;
+  /// After a template declaration (or an error inside one).
+  void endTemplateDeclaration();
+  /// Binds a function template's parameters for the declaration that
+  /// follows (in a new scope): each type parameter to `Args[i].Ty` (a
+  /// placeholder while the template itself is parsed), each non-type one to
+  /// `Args[i].Value`.
+  void bindTemplateParams(const std::vector<TemplateParam> &Params,
+                          const std::vector<TemplateArg> &Args);
 
   /// Struct and enum declarations created while parsing the current
   /// declaration; the declaration emits them before its own declarators.

@@ -76,11 +76,24 @@ bool Sema::run() {
   pushScope();
   declareBuiltins();
   for (Decl *D : Ctx.TU.Decls)
-    if (auto *F = llvm::dyn_cast_or_null<FunctionDecl>(D))
+    if (auto *F = llvm::dyn_cast_or_null<FunctionDecl>(D)) {
+      if (F->IsSpecialization)
+        nameSpecialization(F);
       declareFunction(F);
-  for (Decl *D : Ctx.TU.Decls) {
+    }
+  // Function template instances are appended while bodies are checked.
+  for (size_t I = 0; I < Ctx.TU.Decls.size(); ++I) {
+    Decl *D = Ctx.TU.Decls[I];
     if (Diags.shouldStop())
       break;
+    auto *Instance = llvm::dyn_cast_or_null<FunctionDecl>(D);
+    if (Instance && Instance->InstantiatedAt.isValid()) {
+      unsigned Errors = Diags.errorCount();
+      checkTopLevel(D);
+      if (Diags.errorCount() != Errors)
+        Diags.note(Instance->InstantiatedAt, "in instantiation of '" + Instance->Name + "' here");
+      continue;
+    }
     if (D)
       checkTopLevel(D);
   }
@@ -248,7 +261,7 @@ void Sema::declareFunction(FunctionDecl *F) {
       continue;
     }
     const Type *T = bindDeclType(Written, Variability::Varying);
-    if (T->isArray())
+    if (T->isArray() && !T->isShortVector())
       T = Types.getPointer(T->getElementType(), Variability::Uniform);
     P->Ty = T;
     std::string What =
@@ -259,7 +272,10 @@ void Sema::declareFunction(FunctionDecl *F) {
       Error(P->Loc, "'shared' is only allowed on variables in function bodies or at "
                     "global scope");
     }
-    if (Flags.Export && T->isVarying()) {
+    if (Flags.Export && T->isShortVector()) {
+      Error(P->Loc, What + " of export function '" + F->Name + "' cannot have short vector type " +
+                        quoted(T) + " (as in ISPC)");
+    } else if (Flags.Export && T->isVarying()) {
       Error(P->Loc,
             What + " of export function '" + F->Name + "' must be uniform, not " + quoted(T));
     }
@@ -275,11 +291,15 @@ void Sema::declareFunction(FunctionDecl *F) {
     Error(F->Loc,
           "export function '" + F->Name + "' must return a uniform value, not " + quoted(Ret));
   }
-  if (Ret->isArray()) {
+  if (Ret->isArray() && !Ret->isShortVector()) {
     Error(F->Loc, "function '" + F->Name + "' cannot return an array");
   }
   if (Flags.Export && containsSoa(Ret))
     Error(F->Loc, "export function '" + F->Name + "' cannot return a soa type (as in ISPC)");
+  if (Flags.Export && Ret->isShortVector() && Ret->isUniform()) {
+    Error(F->Loc, "export function '" + F->Name + "' cannot return short vector type " +
+                      quoted(Ret) + " (as in ISPC)");
+  }
   if (ParamTypes.size() != F->Params.size())
     return; // a parameter without a type was reported by the parser
   F->Ty = Types.getFunction(Ret, ParamTypes, Flags);
@@ -617,7 +637,7 @@ void Sema::checkInitializerValue(VarDecl *V) {
     checkInitList(L, V->Ty, V->Name);
     return;
   }
-  if (V->Ty->isArray()) {
+  if (V->Ty->isArray() && !V->Ty->isShortVector()) {
     if (checkExpr(V->Init))
       Diags.error(V->Init->Loc, "array '" + V->Name + "' must be initialized with a brace list");
     return;
@@ -640,7 +660,7 @@ bool Sema::checkInitList(InitListExpr *L, const Type *T, const std::string &VarN
       Ok &= checkInitList(Sub, ElemTy, VarName);
       return;
     }
-    if (ElemTy->isArray()) {
+    if (ElemTy->isArray() && !ElemTy->isShortVector()) {
       if (checkExpr(E))
         Diags.error(E->Loc, "array element of '" + VarName + "' needs a brace initializer");
       Ok = false;

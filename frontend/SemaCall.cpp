@@ -25,7 +25,7 @@ const Type *rvalueTypeOf(Sema &S, Expr *E) {
   const Type *T = E->Ty;
   if (!T)
     return nullptr;
-  if (T->isArray()) {
+  if (T->isArray() && !T->isShortVector()) {
     Sema::LValueInfo Info = S.lvalueInfo(E);
     const Type *Storage = Info.Storage && Info.Storage->isArray() ? Info.Storage : T;
     return S.Types.getPointer(Storage->getElementType(),

@@ -23,7 +23,7 @@ bool Sema::toRValue(Expr *&E) {
                         "index it");
     return false;
   }
-  if (T->isArray()) {
+  if (T->isArray() && !T->isShortVector()) {
     // An array decays to a pointer to its first element; the pointer is
     // varying when the array itself sits at a per-lane address.
     LValueInfo Info = lvalueInfo(E);
@@ -137,6 +137,12 @@ Sema::LValueInfo Sema::lvalueInfo(const Expr *E) {
     // the struct it reads as.
     if (isSoaElement(I))
       Info.Storage = uniformOf(E->Ty);
+  } else if (auto *M = llvm::dyn_cast<MemberExpr>(E); M && M->Swizzle.size() == 1) {
+    // An element of a short vector lives where the vector does.
+    const Type *P = M->Base->Ty;
+    LValueInfo BI = M->IsArrow ? LValueInfo{P->getPointee(), P->isVarying()} : lvalueInfo(M->Base);
+    if (BI.Storage && BI.Storage->isShortVector())
+      Info = {BI.Storage->getElementType(), BI.VaryingAddress};
   } else if (auto *M = llvm::dyn_cast<MemberExpr>(E)) {
     const Type *B = M->Base->Ty;
     const Type *StructTy = nullptr;
@@ -186,6 +192,11 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
     Diags.error(E->Loc, std::string("cannot ") + What + " built-in '" + Root->Name + "'");
     return false;
   }
+  if (auto *M = llvm::dyn_cast<MemberExpr>(E); M && M->Swizzle.size() > 1) {
+    Diags.error(E->Loc, std::string("cannot ") + What + " the swizzle '." + M->Member +
+                            "': assign its elements one by one (as in ISPC)");
+    return false;
+  }
   if (!E->IsLValue) {
     Diags.error(E->Loc, std::string("cannot ") + What + " this expression: it is not an lvalue");
     return false;
@@ -194,7 +205,7 @@ bool Sema::checkModifiable(Expr *E, const char *What) {
     Diags.error(E->Loc, std::string("cannot ") + What + " iteration variable '" + Root->Name + "'");
     return false;
   }
-  if (E->Ty->isArray()) {
+  if (E->Ty->isArray() && !E->Ty->isShortVector()) {
     Diags.error(E->Loc, std::string("cannot ") + What + " an array of type " + quoted(E->Ty));
     return false;
   }
@@ -274,7 +285,7 @@ bool Sema::checkExpr(Expr *E) {
   case Expr::ConditionalExprKind:
     return checkConditional(llvm::cast<ConditionalExpr>(E));
   case Expr::CallExprKind:
-    return checkCall(llvm::cast<CallExpr>(E));
+    return resolveTemplateCallee(llvm::cast<CallExpr>(E)) && checkCall(llvm::cast<CallExpr>(E));
   case Expr::IndexExprKind:
     return checkIndex(llvm::cast<IndexExpr>(E));
   case Expr::MemberExprKind:
@@ -355,8 +366,21 @@ bool Sema::checkUnary(UnaryExpr *E) {
     bool Inc = E->Op == UnaryOp::PreInc || E->Op == UnaryOp::PostInc;
     if (!checkExpr(Op))
       return false;
+    if (Op->Ty->isStruct()) {
+      // `operator++(S &)` for the prefix form, `operator++(S &, int)` (a dummy
+      // int) for the postfix one, as in C++.
+      std::vector<Expr *> Operands{Op};
+      if (E->Op == UnaryOp::PostInc || E->Op == UnaryOp::PostDec) {
+        Operands.push_back(Ctx.makeExpr<IntegerLiteral>(E->Loc, 0, nullptr));
+        checkExpr(Operands.back());
+      }
+      if (auto R = checkOverloadedOperator(E, Inc ? "++" : "--", Operands, E->OperatorCall))
+        return *R;
+    }
     const Type *T = Op->Ty;
-    if (!(T->isArithmetic() && !T->isBool()) && !T->isPointer()) {
+    // `++v` on a short vector steps every element.
+    const Type *Scalar = T->isShortVector() ? T->getElementType() : T;
+    if (!(Scalar->isArithmetic() && !Scalar->isBool()) && !T->isPointer()) {
       Diags.error(E->Loc, std::string("cannot ") + (Inc ? "increment" : "decrement") +
                               " a value of type " + quoted(T));
       return false;
@@ -377,8 +401,15 @@ bool Sema::checkUnary(UnaryExpr *E) {
   case UnaryOp::Plus:
   case UnaryOp::Minus:
   case UnaryOp::BitNot: {
-    if (!checkRValue(Op))
+    if (!checkExpr(Op))
       return false;
+    if (Op->Ty->isStruct())
+      if (auto R = checkOverloadedOperator(E, unaryOpSpelling(E->Op), {Op}, E->OperatorCall))
+        return *R;
+    if (!toRValue(Op))
+      return false;
+    if (Op->Ty->isShortVector())
+      return checkVectorUnary(E);
     const Type *T = Op->Ty;
     bool Ok = E->Op == UnaryOp::BitNot ? isIntegral(T) : T->isArithmetic();
     if (!Ok) {
@@ -391,8 +422,15 @@ bool Sema::checkUnary(UnaryExpr *E) {
     return true;
   }
   case UnaryOp::Not: {
-    if (!checkRValue(Op))
+    if (!checkExpr(Op))
       return false;
+    if (Op->Ty->isStruct())
+      if (auto R = checkOverloadedOperator(E, "!", {Op}, E->OperatorCall))
+        return *R;
+    if (!toRValue(Op))
+      return false;
+    if (Op->Ty->isShortVector())
+      return checkVectorUnary(E);
     if (!Op->Ty->isArithmetic() && !Op->Ty->isPointer()) {
       Diags.error(E->Loc, "invalid argument type " + quoted(Op->Ty) + " to unary '!'");
       return false;
@@ -475,6 +513,8 @@ static const Type *arithmeticCommon(Sema &S, Expr *&L, Expr *&R, Variability V) 
 
 const Type *Sema::checkArithmetic(BinaryOp Op, Expr *&L, Expr *&R, SourceLoc Loc) {
   const Type *LT = L->Ty, *RT = R->Ty;
+  if (LT->isShortVector() || RT->isShortVector())
+    return checkVectorArithmetic(Op, L, R, Loc);
   Variability V = combine(LT->getVariability(), RT->getVariability());
   bool LA = LT->isArithmetic(), RA = RT->isArithmetic();
   auto PointerArith = [&](Expr *&P, Expr *&I) -> const Type * {
@@ -587,23 +627,46 @@ bool Sema::checkBinary(BinaryExpr *E) {
     return true;
   }
   if (E->Op == BinaryOp::LogicalAnd || E->Op == BinaryOp::LogicalOr) {
-    bool OkL = checkRValue(E->LHS) && convertCondition(E->LHS, "operand of '&&'/'||'");
+    // A struct operand calls a user-defined operator&& / operator|| (which
+    // evaluates both sides, as in C++).
+    bool OkL = checkExpr(E->LHS);
+    if (OkL && E->LHS->Ty->isStruct()) {
+      if (!checkExpr(E->RHS))
+        return false;
+      if (auto R = checkOverloadedOperator(E, binaryOpSpelling(E->Op), {E->LHS, E->RHS},
+                                           E->OperatorCall))
+        return *R;
+    }
+    // On short vectors the operators are element-wise and evaluate both sides.
+    OkL = OkL && toRValue(E->LHS);
+    bool VectorL = OkL && E->LHS->Ty->isShortVector();
+    OkL = OkL && (VectorL || convertCondition(E->LHS, "operand of '&&'/'||'"));
     // With a varying left operand the right one runs only in some lanes.
     size_t RS = Regions.size();
     if (OkL && E->LHS->Ty->isVarying())
       pushRegion(Region::Varying);
-    bool OkR = checkRValue(E->RHS) && convertCondition(E->RHS, "operand of '&&'/'||'");
+    bool OkR = checkRValue(E->RHS);
+    bool VectorR = OkR && E->RHS->Ty->isShortVector();
+    OkR = OkR && (VectorR || convertCondition(E->RHS, "operand of '&&'/'||'"));
     Regions.resize(RS);
     if (!OkL || !OkR)
       return false;
+    if (VectorL || VectorR)
+      return checkVectorLogical(E);
     Variability V = combine(E->LHS->Ty->getVariability(), E->RHS->Ty->getVariability());
     matchVariability(E->LHS, V);
     matchVariability(E->RHS, V);
     E->Ty = boolTy(V);
     return true;
   }
-  bool OkL = checkRValue(E->LHS);
-  bool OkR = checkRValue(E->RHS);
+  bool OkL = checkExpr(E->LHS);
+  bool OkR = checkExpr(E->RHS);
+  if (OkL && OkR && (E->LHS->Ty->isStruct() || E->RHS->Ty->isStruct()))
+    if (auto R = checkOverloadedOperator(E, binaryOpSpelling(E->Op), {E->LHS, E->RHS},
+                                         E->OperatorCall))
+      return *R;
+  OkL = OkL && toRValue(E->LHS);
+  OkR = OkR && toRValue(E->RHS);
   if (!OkL || !OkR)
     return false;
   E->Ty = checkArithmetic(E->Op, E->LHS, E->RHS, E->Loc);
@@ -614,7 +677,16 @@ bool Sema::checkAssign(AssignExpr *E) {
   if (!E->LHS || !E->RHS)
     return false;
   bool OkL = checkExpr(E->LHS);
-  bool OkR = checkRValue(E->RHS);
+  bool OkR = checkExpr(E->RHS);
+  if (OkL && OkR && E->LHS->Ty->isStruct()) {
+    // `operator=` / `operator+=` ...: a struct assignment without a matching
+    // operator= stays the built-in copy.
+    std::string Spelling = E->Op ? std::string(binaryOpSpelling(*E->Op)) + "=" : "=";
+    if (auto R = checkOverloadedOperator(E, Spelling, {E->LHS, E->RHS}, E->OperatorCall,
+                                         /*OnlyIfViable=*/!E->Op))
+      return *R;
+  }
+  OkR = OkR && toRValue(E->RHS);
   if (!OkL)
     return false;
   if (!checkModifiable(E->LHS, "assign to") || !OkR)
@@ -631,6 +703,8 @@ bool Sema::checkAssign(AssignExpr *E) {
   // own promoted type); the result is converted back to the left operand's type.
   BinaryOp Op = *E->Op;
   const Type *RT = E->RHS->Ty;
+  if (T->isShortVector() || RT->isShortVector())
+    return checkVectorCompoundAssign(E);
   Variability V = combine(T->getVariability(), RT->getVariability());
   const Type *Computed = nullptr;
   bool Shift = Op == BinaryOp::Shl || Op == BinaryOp::Shr;
@@ -669,7 +743,9 @@ bool Sema::checkAssign(AssignExpr *E) {
 bool Sema::checkConditional(ConditionalExpr *E) {
   if (!E->Cond || !E->Then || !E->Else)
     return false;
-  bool OkC = checkRValue(E->Cond) && convertCondition(E->Cond, "'?:' condition");
+  bool OkC = checkRValue(E->Cond);
+  bool VectorCond = OkC && E->Cond->Ty->isShortVector(); // an element-wise select
+  OkC = OkC && (VectorCond || convertCondition(E->Cond, "'?:' condition"));
   size_t RS = Regions.size();
   if (OkC && E->Cond->Ty->isVarying())
     pushRegion(Region::Varying);
@@ -678,12 +754,18 @@ bool Sema::checkConditional(ConditionalExpr *E) {
   Regions.resize(RS);
   if (!OkC || !OkT || !OkE)
     return false;
+  if (VectorCond) {
+    E->Ty = checkVectorCondition(E);
+    return E->Ty != nullptr;
+  }
   const Type *TT = E->Then->Ty, *ET = E->Else->Ty;
   Variability V =
       combine(E->Cond->Ty->getVariability(), combine(TT->getVariability(), ET->getVariability()));
   const Type *Result = nullptr;
   if (TT->isArithmetic() && ET->isArithmetic()) {
     Result = Types.getAtomic(commonArithKind(TT, ET), V);
+  } else if (TT->isShortVector() || ET->isShortVector()) {
+    Result = vectorOperationType(TT, ET, V);
   } else if (TT->isVoid() && ET->isVoid()) {
     E->Ty = TT;
     return true;
@@ -765,6 +847,8 @@ bool Sema::checkMember(MemberExpr *E) {
   if (E->IsArrow) {
     toRValue(E->Base);
     const Type *P = E->Base->Ty;
+    if (P->isPointer() && P->getPointee()->isShortVector())
+      return checkSwizzle(E);
     if (!P->isPointer() || !P->getPointee()->isStruct()) {
       if (P->isStruct())
         Diags.error(E->Loc, "member reference type " + quoted(P) +
@@ -783,6 +867,8 @@ bool Sema::checkMember(MemberExpr *E) {
     E->IsLValue = true;
   } else {
     StructTy = E->Base->Ty;
+    if (StructTy->isShortVector())
+      return checkSwizzle(E);
     if (StructTy->isPointer() && StructTy->getPointee()->isStruct()) {
       Diags.error(E->Loc, "member reference type " + quoted(StructTy) +
                               " is a pointer; use '->' instead of '.'");
@@ -841,7 +927,7 @@ bool Sema::checkCast(CastExpr *E) {
   if (!Ok)
     return false;
   const Type *From = E->Operand->Ty;
-  if (T->isArray() || T->isFunction()) {
+  if ((T->isArray() && !T->isShortVector()) || T->isFunction()) {
     Diags.error(E->Loc, "cannot cast to " + quoted(T));
     return false;
   }

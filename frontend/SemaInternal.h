@@ -155,6 +155,51 @@ public:
   /// indexing of array variables, not through pointers), or null.
   VarDecl *rootVariable(const Expr *E);
 
+  //===--- SemaVector.cpp: short vectors (`float<3>`) ----------------------===//
+  /// The cast kind from `From` to the short vector `To` (same variability):
+  /// VectorSplat for a scalar, VectorConvert/NoOp for a vector of the same
+  /// length; nullopt otherwise (a vector never converts to a scalar).
+  std::optional<CastKind> vectorKindConversion(const Type *From, const Type *To, bool Explicit);
+  /// The short vector an element-wise operation on `L` and `R` (one of them a
+  /// short vector) is computed in, at variability `V`; null when none.
+  const Type *vectorOperationType(const Type *L, const Type *R, Variability V);
+  const Type *checkVectorArithmetic(BinaryOp Op, Expr *&L, Expr *&R, SourceLoc Loc);
+  bool checkVectorUnary(UnaryExpr *E);
+  /// `a && b`, `a || b` with a short-vector operand (both checked rvalues).
+  bool checkVectorLogical(BinaryExpr *E);
+  bool checkVectorCompoundAssign(AssignExpr *E);
+  bool checkSwizzle(MemberExpr *E);
+  /// `c ? a : b` with a short-vector condition: the element-wise select's type.
+  const Type *checkVectorCondition(ConditionalExpr *E);
+
+  //===--- SemaOperator.cpp: user-defined operators on structs -------------===//
+  /// `E` (an operator with the checked, not yet loaded `Operands`) as a call
+  /// of `operator<Spelling>`: nullopt when no function of that name exists
+  /// (or, with OnlyIfViable, none takes these operands): the built-in
+  /// operator applies; otherwise whether the call checked, with the call in
+  /// `OperatorCall` and E's type set.
+  std::optional<bool> checkOverloadedOperator(Expr *E, const std::string &Spelling,
+                                              std::vector<Expr *> Operands,
+                                              CallExpr *&OperatorCall, bool OnlyIfViable = false);
+
+  //===--- SemaTemplate.cpp: function templates ----------------------------===//
+  /// A call of a function template: binds its template arguments (explicit,
+  /// then deduced from the checked arguments), instantiates it unless a
+  /// specialization or an earlier instance exists, and renames the callee to
+  /// the instance. True when the call is not a template call.
+  bool resolveTemplateCallee(CallExpr *E);
+  /// Deduces the parameters of `T` found in the pattern type `Pattern` of a
+  /// function parameter from its argument's type `Arg` into `Bound` (the
+  /// first NumExplicit are given); false on a conflict.
+  bool deduceTemplateArgs(const Type *Pattern, const Type *Arg, const FunctionTemplate &T,
+                          size_t NumExplicit, std::vector<std::optional<TemplateArg>> &Bound);
+  /// `template <> int goo<int>(...)`: renames F to the instance it replaces.
+  void nameSpecialization(FunctionDecl *F);
+  static std::string templateInstanceName(const std::string &Name,
+                                          const std::vector<TemplateArg> &Args);
+  unsigned TemplateInstances = 0;
+  static constexpr unsigned MaxTemplateInstances = 1000;
+
   //===--- SemaCall.cpp: calls ----------------------------------------------===//
   bool checkCall(CallExpr *E);
   bool checkCallArgs(CallExpr *E, const Type *FnTy, const std::string &Name,

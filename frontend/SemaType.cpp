@@ -14,7 +14,7 @@ const Type *Sema::bindDeclType(const Type *T, Variability Default) {
     std::vector<const Type *> Params;
     for (const Type *P : T->getParamTypes()) {
       const Type *B = bindDeclType(P, Variability::Varying);
-      if (B->isArray())
+      if (B->isArray() && !B->isShortVector())
         B = Types.getPointer(B->getElementType(), Variability::Uniform);
       Params.push_back(B);
     }
@@ -27,7 +27,7 @@ const Type *Sema::bindDeclType(const Type *T, Variability Default) {
     return Types.getPointer(Pointee, V, T->isConst());
   }
   case Type::Array:
-    return Types.getArray(bindDeclType(T->getElementType(), Default), T->getArraySize());
+    return Types.withElement(T, bindDeclType(T->getElementType(), Default));
   case Type::Reference:
     return Types.getReference(bindDeclType(T->getPointee(), Default));
   default:
@@ -213,6 +213,8 @@ std::optional<CastKind> Sema::kindConversion(const Type *From, const Type *To, b
                                              bool Explicit) {
   if (sameType(From, To))
     return CastKind::NoOp;
+  if (From->isShortVector() || To->isShortVector())
+    return vectorKindConversion(From, To, Explicit);
   if (To->isVoid())
     return Explicit ? std::optional<CastKind>(CastKind::NoOp) : std::nullopt;
   if (To->isBool()) {

@@ -107,6 +107,8 @@ std::string Type::toString() const {
   case Reference:
     return Inner->toString() + " &";
   case Array: {
+    if (ShortVector)
+      return Inner->toString() + "<" + std::to_string(Size) + ">";
     // Print T[2][3] with the outermost dimension first, as it was declared.
     std::string Dims;
     const Type *E = this;
@@ -147,6 +149,7 @@ const Type *TypeContext::unique(Type &&Proto) {
   Key K = {Proto.K,
            static_cast<uintptr_t>(Proto.Var),
            Proto.Const,
+           Proto.ShortVector,
            reinterpret_cast<uintptr_t>(Proto.Inner),
            static_cast<uintptr_t>(Proto.Size),
            reinterpret_cast<uintptr_t>(Proto.StructD),
@@ -207,6 +210,22 @@ const Type *TypeContext::getArray(const Type *Element, uint64_t Size) {
   return unique(std::move(T));
 }
 
+const Type *TypeContext::getShortVector(const Type *Element, uint64_t Size) {
+  Type T;
+  T.K = Type::Array;
+  T.ShortVector = true;
+  T.Inner = Element;
+  T.Size = Size;
+  T.Var = Element->getVariability();
+  T.Const = Element->isConst();
+  return unique(std::move(T));
+}
+
+const Type *TypeContext::withElement(const Type *Like, const Type *Element) {
+  return Like->isShortVector() ? getShortVector(Element, Like->getArraySize())
+                               : getArray(Element, Like->getArraySize());
+}
+
 const Type *TypeContext::getReference(const Type *Target) {
   Type T;
   T.K = Type::Reference;
@@ -232,7 +251,7 @@ const Type *TypeContext::withVariability(const Type *T, Variability V) {
   case Type::Function:
     return T;
   case Type::Array:
-    return getArray(withVariability(T->getElementType(), V), T->getArraySize());
+    return withElement(T, withVariability(T->getElementType(), V));
   case Type::Reference:
     return getReference(withVariability(T->getPointee(), V));
   case Type::Pointer:
@@ -252,7 +271,7 @@ const Type *TypeContext::withConst(const Type *T, bool Const) {
   case Type::Function:
     return T;
   case Type::Array:
-    return getArray(withConst(T->getElementType(), Const), T->getArraySize());
+    return withElement(T, withConst(T->getElementType(), Const));
   case Type::Reference:
     return getReference(withConst(T->getPointee(), Const));
   case Type::Pointer:
@@ -280,7 +299,7 @@ const Type *TypeContext::bindVariability(const Type *T, Variability Default) {
                        T->getFunctionFlags());
   }
   case Type::Array:
-    return getArray(bindVariability(T->getElementType(), Default), T->getArraySize());
+    return withElement(T, bindVariability(T->getElementType(), Default));
   case Type::Reference:
     return getReference(bindVariability(T->getPointee(), Default));
   case Type::Pointer: {

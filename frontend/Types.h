@@ -74,7 +74,13 @@ public:
   bool isArithmetic() const { return (K >= Int8 && K <= Double) || K == Enum || K == Bool; }
   bool isEnum() const { return K == Enum; }
   bool isPointer() const { return K == Pointer; }
+  /// True for short vectors too: a `float<3>` is laid out, loaded and stored
+  /// as the array `float[3]` (see isShortVector).
   bool isArray() const { return K == Array; }
+  /// ISPC's short vector `T<N>` (docs/language.md 2.3): an Array whose
+  /// elements are atomic, with element-wise operators; sema treats it as a
+  /// value (no decay to a pointer), the IR and back ends as the array.
+  bool isShortVector() const { return K == Array && ShortVector; }
   bool isReference() const { return K == Reference; }
   bool isStruct() const { return K == Struct; }
   bool isFunction() const { return K == Function; }
@@ -108,6 +114,7 @@ private:
   Kind K = Void;
   Variability Var = Variability::Unbound;
   bool Const = false;
+  bool ShortVector = false;
   const Type *Inner = nullptr;
   uint64_t Size = 0;
   StructDecl *StructD = nullptr;
@@ -133,6 +140,10 @@ public:
   const Type *getPointer(const Type *Pointee, Variability V = Variability::Unbound,
                          bool Const = false);
   const Type *getArray(const Type *Element, uint64_t Size);
+  /// The short vector `Element<Size>` (Element atomic or enum).
+  const Type *getShortVector(const Type *Element, uint64_t Size);
+  /// An array or short vector like `Like` with another element type.
+  const Type *withElement(const Type *Like, const Type *Element);
   const Type *getReference(const Type *Target);
   const Type *getFunction(const Type *Return, std::vector<const Type *> Params,
                           FunctionFlags Flags);

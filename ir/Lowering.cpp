@@ -10,6 +10,7 @@
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "ir/IR.h"
+#include "ir/LowerVector.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -37,7 +38,17 @@ std::string mangle(const FunctionDecl &FD) {
   const FunctionFlags &F = FD.flags();
   if (F.Export || F.ExternC || FD.Name == "main")
     return FD.Name;
-  std::string S = FD.Name + "___";
+  // `operator+` and friends: spell the operator's characters as hex digits.
+  std::string S;
+  for (char C : FD.Name) {
+    if (std::isalnum(static_cast<unsigned char>(C)) || C == '_') {
+      S += C;
+    } else {
+      static const char *Hex = "0123456789abcdef";
+      S += {'_', Hex[(C >> 4) & 15], Hex[C & 15]};
+    }
+  }
+  S += "___";
   for (const Type *P : FD.Ty->getParamTypes()) {
     std::string T = P->toString();
     for (char C : T)
@@ -119,9 +130,9 @@ private:
   Function &F;
   DiagnosticEngine &Diags;
   Builder B;
+  VectorLowering Vec{B};
+  bool ReturnsReference = false; ///< the function returns `T &`
   llvm::DenseMap<VarDecl *, Value *> Locals;
-  /// `T &f(...)`: a return passes the address of its operand.
-  bool ReturnsReference = false;
   /// Innermost last: null for a loop, the `continued` flag slot for a switch.
   std::vector<Value *> Breakables;
   /// The `label`/`goto` number of each label of the function.
@@ -391,9 +402,9 @@ Value *FunctionLowering::decayedBase(Expr *Base) {
 
 void FunctionLowering::lowerBody(FunctionDecl &FD) {
   F.Body = std::make_unique<Region>();
+  ReturnsReference = FD.Ty->getReturnType()->isReference();
   B.setInsertRegion(F.Body.get());
   B.setLoc(FD.Loc);
-  ReturnsReference = FD.Ty->getReturnType()->isReference();
   // Parameters are mutable locals: copy each into its own slot.
   for (size_t I = 0; I < FD.Params.size() && I < F.Params.size(); ++I) {
     VarDecl *P = FD.Params[I];
@@ -722,6 +733,11 @@ void FunctionLowering::initialize(Value *Addr, const Type *Ty, Expr *Init) {
       Value *EltAddr =
           B.create(OpCode::ElementAddr, First->Ty, {First, B.constInt(I, I64)})->result();
       initialize(EltAddr, Elt, L->Elements[I]);
+      // Elements of a short vector past the list are zero (ISPC, C).
+      if (Ty->isShortVector() && I + 1 == L->Elements.size())
+        for (uint64_t Rest = I + 1; Rest < Ty->getArraySize(); ++Rest)
+          B.store(Vec.elementAddr(Addr, Rest),
+                  convert(B.constInt(0, B.types().getAtomic(Type::Int32, Variability::Uniform)), Elt));
     } else if (Ty->isStruct() && I < Ty->getStructDecl()->Fields.size()) {
       const Type *FieldTy =
           B.types().memberType(Ty->getStructDecl()->Fields[I].Ty, Ty->getVariability());
@@ -751,6 +767,12 @@ Value *FunctionLowering::convert(Value *V, const Type *To) {
     Value *U = convert(V, uniformOf(To));
     return B.create(OpCode::Broadcast, To, {U})->result();
   }
+  // To a short vector: a scalar goes to every element; a vector converts
+  // element by element.
+  if (To->isShortVector())
+    return Vec.elementwise(To, {V}, [&](llvm::ArrayRef<Value *> Elts, const Type *EltTy) {
+      return convert(Elts[0], EltTy);
+    });
   CastKind CK;
   if (To->isBool())
     CK = CastKind::ToBool;
@@ -779,6 +801,15 @@ Value *FunctionLowering::convert(Value *V, const Type *To) {
 
 Value *FunctionLowering::address(Expr *E) {
   B.setLoc(E->Loc);
+  // A short vector that is a value (a call's result, `a + b`, `v.zyx`) is
+  // put in a slot so that its elements can be addressed.
+  auto *M = dyn_cast<MemberExpr>(E);
+  if (E->Ty && E->Ty->isShortVector() && !E->IsLValue &&
+      (M ? M->Swizzle.size() > 1 : !isa<IndexExpr>(E)))
+    return Vec.spill(rvalue(E));
+  // A user-defined operator returning `S &` (operator=, operator+=...).
+  if (CallExpr *OC = operatorCallOf(E); OC && OC->IsLValue)
+    return call(OC);
   switch (E->getKind()) {
   case Expr::DeclRefExprKind: {
     auto *DR = cast<DeclRefExpr>(E);
@@ -825,6 +856,8 @@ Value *FunctionLowering::address(Expr *E) {
       return E->Ty->isAtomic() || E->Ty->isEnum()
                  ? soaLeafAddress(soaPlace(M))
                  : unsupportedAddress(E, "the address of a struct or array inside soa data");
+    if (M->Swizzle.size() == 1)
+      return Vec.elementAddr(M->IsArrow ? rvalue(M->Base) : address(M->Base), M->Swizzle[0]);
     Value *Base = M->IsArrow ? rvalue(M->Base) : address(M->Base);
     if (!Base->Ty->isPointer() || !Base->Ty->getPointee()->isStruct() || M->FieldIndex < 0)
       return unsupportedAddress(E, "this member access");
@@ -840,6 +873,8 @@ Value *FunctionLowering::address(Expr *E) {
     auto *IC = cast<ImplicitCastExpr>(E);
     if (IC->CK == CastKind::NoOp)
       return address(IC->Operand);
+    if (IC->CK == CastKind::MaterializeTemporary)
+      return Vec.spill(rvalue(IC->Operand));
     break;
   }
   case Expr::CallExprKind:
@@ -915,8 +950,11 @@ Value *FunctionLowering::rvalue(Expr *E) {
   case Expr::CallExprKind:
     // A call of a function returning a reference is an lvalue: read it.
     return E->IsLValue ? B.load(call(cast<CallExpr>(E))) : call(cast<CallExpr>(E));
-  case Expr::IndexExprKind:
   case Expr::MemberExprKind:
+    if (auto *M = cast<MemberExpr>(E); M->Swizzle.size() > 1)
+      return Vec.shuffle(M->IsArrow ? rvalue(M->Base) : address(M->Base), M->Swizzle, E->Ty);
+    return B.load(address(E));
+  case Expr::IndexExprKind:
     return B.load(address(E));
   case Expr::SizeofExprKind: {
     auto *S = cast<SizeofExpr>(E);
@@ -958,6 +996,10 @@ Value *FunctionLowering::newExpr(NewExpr *E) {
 }
 
 Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy) {
+  if (ResultTy->isShortVector())
+    return Vec.elementwise(ResultTy, {L, R}, [&](llvm::ArrayRef<Value *> Elts, const Type *EltTy) {
+      return arith(Kind, Elts[0], Elts[1], EltTy);
+    });
   // Pointer arithmetic: p + i, i + p, p - i.
   if (L->Ty->isPointer() && !R->Ty->isPointer() &&
       (Kind == BinaryOp::Add || Kind == BinaryOp::Sub)) {
@@ -998,6 +1040,8 @@ Value *FunctionLowering::arith(BinaryOp Kind, Value *L, Value *R, const Type *Re
 }
 
 Value *FunctionLowering::unary(UnaryExpr *E) {
+  if (E->OperatorCall) // a user-defined operator on a struct
+    return call(E->OperatorCall);
   switch (E->Op) {
   case UnaryOp::PreInc:
   case UnaryOp::PreDec:
@@ -1023,9 +1067,16 @@ Value *FunctionLowering::unary(UnaryExpr *E) {
   case UnaryOp::Not:
   case UnaryOp::BitNot: {
     Value *V = convert(rvalue(E->Operand), E->Ty);
-    Op *O = B.create(OpCode::Unary, E->Ty, {V});
-    O->UnOp = E->Op;
-    return O->result();
+    auto Apply = [&](Value *X, const Type *Ty) {
+      Op *O = B.create(OpCode::Unary, Ty, {X});
+      O->UnOp = E->Op;
+      return O->result();
+    };
+    if (E->Ty->isShortVector())
+      return Vec.elementwise(E->Ty, {V}, [&](llvm::ArrayRef<Value *> Elts, const Type *EltTy) {
+        return Apply(Elts[0], EltTy);
+      });
+    return Apply(V, E->Ty);
   }
   }
   return unsupported(E->Loc, "this operator");
@@ -1040,13 +1091,15 @@ Value *FunctionLowering::incDec(UnaryExpr *E) {
     Value *Step = B.constInt(Inc ? 1 : -1, B.types().getAtomic(Type::Int64, Variability::Uniform));
     New = arith(BinaryOp::Add, Old, Step, Old->Ty);
   } else {
+    // A short vector steps each element by one.
+    const Type *Scalar = Old->Ty->isShortVector() ? Old->Ty->getElementType() : Old->Ty;
     Value *One;
-    if (Old->Ty->isFloatingPoint()) {
-      Op *C = B.create(OpCode::ConstFloat, uniformOf(Old->Ty));
+    if (Scalar->isFloatingPoint()) {
+      Op *C = B.create(OpCode::ConstFloat, uniformOf(Scalar));
       C->FImm = 1.0;
       One = C->result();
     } else {
-      One = B.constInt(1, uniformOf(Old->Ty));
+      One = B.constInt(1, uniformOf(Scalar));
     }
     New = arith(Inc ? BinaryOp::Add : BinaryOp::Sub, Old, One, Old->Ty);
   }
@@ -1056,6 +1109,8 @@ Value *FunctionLowering::incDec(UnaryExpr *E) {
 }
 
 Value *FunctionLowering::binary(BinaryExpr *E) {
+  if (E->OperatorCall) // a user-defined operator on a struct
+    return call(E->OperatorCall);
   if (E->Op == BinaryOp::LogicalAnd || E->Op == BinaryOp::LogicalOr)
     return logical(E);
   if (E->Op == BinaryOp::Comma) {
@@ -1068,6 +1123,11 @@ Value *FunctionLowering::binary(BinaryExpr *E) {
 }
 
 Value *FunctionLowering::logical(BinaryExpr *E) {
+  if (E->Ty->isShortVector()) {
+    // Element-wise on bool vectors, both sides evaluated (as in ISPC).
+    BinaryOp Bitwise = E->Op == BinaryOp::LogicalAnd ? BinaryOp::BitAnd : BinaryOp::BitOr;
+    return arith(Bitwise, rvalue(E->LHS), rvalue(E->RHS), E->Ty);
+  }
   // a && b: b runs only on the lanes where a holds (it may guard a load).
   Value *Tmp = B.var(E->Ty);
   Value *L = convert(rvalue(E->LHS), E->Ty);
@@ -1088,6 +1148,14 @@ Value *FunctionLowering::logical(BinaryExpr *E) {
 }
 
 Value *FunctionLowering::conditional(ConditionalExpr *E) {
+  if (E->Cond->Ty->isShortVector()) {
+    // Element-wise select: both sides are computed (ISPC does the same).
+    Value *C = rvalue(E->Cond), *T = rvalue(E->Then), *F = rvalue(E->Else);
+    return Vec.elementwise(E->Ty, {C, T, F}, [&](llvm::ArrayRef<Value *> Elts, const Type *EltTy) {
+      return B.create(OpCode::Select, EltTy, {Elts[0], convert(Elts[1], EltTy), convert(Elts[2], EltTy)})
+          ->result();
+    });
+  }
   Value *C = rvalue(E->Cond);
   if (E->Ty->isVoid()) {
     Op *If = B.create(OpCode::If, nullptr, {C});
@@ -1111,6 +1179,8 @@ Value *FunctionLowering::conditional(ConditionalExpr *E) {
 }
 
 Value *FunctionLowering::assign(AssignExpr *E) {
+  if (E->OperatorCall) // a user-defined operator= / operator+= ...
+    return call(E->OperatorCall);
   if (isInSoa(E->LHS) && E->LHS->Ty->isStruct()) {
     Value *R = convert(rvalue(E->RHS), B.types().withConst(E->LHS->Ty, false));
     soaStore(soaPlace(E->LHS), R);
