@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compiles every runtime test (test/runtime/*.spmd) for NVPTX and checks the PTX
 with ptxas. Tests that use what NVPTX does not have (`launch`) must be
-refused with a clear one-line error; anything else must compile and assemble.
+refused with a clear one-line error (as is `--math-lib=system`, the C library's math); anything else must compile and assemble.
 
 usage: ptxas-all-runtime-tests.py SPMDC PTXAS RUNTIME_TEST_DIR TMPDIR
 """
