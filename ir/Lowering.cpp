@@ -961,8 +961,12 @@ Value *FunctionLowering::rvalue(Expr *E) {
     Op *O = B.create(OpCode::SizeOf, E->Ty);
     O->VarType = S->OfType ? S->OfType : S->OfExpr->Ty;
     // sizeof(varying T) is the whole gang's size on every target (ISPC), also
-    // on NVPTX, where a thread's varying value holds only its own lane.
-    if (ML.Target.isGPU() && O->VarType->isVarying())
+    // on NVPTX, where a thread's varying value holds only its own lane. A struct
+    // or array is laid out per lane there (its uniform members are not
+    // replicated), so only scalars, enums and pointers are scaled: a varying
+    // struct with varying members still reports one lane's size on NVPTX.
+    const Type *VT = O->VarType;
+    if (ML.Target.isGPU() && VT->isVarying() && !VT->isStruct() && !VT->isArray())
       return arith(BinaryOp::Mul, O->result(), B.constInt(ML.Target.GangWidth, E->Ty), E->Ty);
     return O->result();
   }
