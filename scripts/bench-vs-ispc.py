@@ -133,6 +133,9 @@ def geomean_of(cells, target):
 
 def write_plot(path, targets, order, cells):
     try:
+        # Debian's python3-matplotlib, also when python3 is not Debian's (pyenv, venv).
+        if importlib.util.find_spec("matplotlib") is None:
+            sys.path.append("/usr/lib/python3/dist-packages")
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
