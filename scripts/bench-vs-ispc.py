@@ -12,11 +12,14 @@ ispc_tasks.cpp, ISPC's task ABI on spmdc's thread pool, so both run their tasks 
 header declares namespace `ispc`, main.cpp calls `spmd::`: the ISPC build says -Dspmd=ispc.
 Both programs check their results against the scalar code (`check: ok`). The two programs
 then run in turn, `--rounds` times (the order alternating), each doing `--runs` timed runs;
-a row's time is the best over all of them.
+a row's time is the best over all of them. By default the programs time CPU time
+(SPMDC_BENCH_CLOCK=cpu, see examples/ispc/common/bench.h): on a host shared with busy
+neighbours wall-clock time mostly measures them; `--clock wall` times wall-clock time
+(then `+tasks` rows show the scaling too, not only the work).
 
 usage: bench-vs-ispc.py [--examples a,b] [--targets t1,t2] [--rounds N] [--runs N]
                         [--ispc PATH] [--spmdc PATH] [--plot FILE|none] [--markdown FILE]
-                        [--cpu LIST] [--small]
+                        [--cpu LIST] [--clock cpu|wall] [--small]
 Exit status 0 when ISPC is missing (a message says so), 1 if anything fails to build or check.
 """
 import argparse
@@ -170,6 +173,8 @@ def main():
     p.add_argument("--runs", type=int, default=3, help="timed runs inside each program run")
     p.add_argument("--small", action="store_true", help="small inputs, one round: checks only")
     p.add_argument("--cpu", default=None, help="taskset -c LIST for the programs")
+    p.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                   help="time the process's CPU time (default) or wall-clock time")
     p.add_argument("--ispc", default=None, help="default: ispc on PATH, or " + DEFAULT_ISPC)
     p.add_argument("--spmdc", default=None)
     p.add_argument("--cxx", default=shutil.which("clang++-22") or "clang++-22")
@@ -179,6 +184,7 @@ def main():
     p.add_argument("--markdown", default=None, help="also write the table (markdown) here")
     args = p.parse_args()
 
+    os.environ["SPMDC_BENCH_CLOCK"] = args.clock
     args.ispc = find_ispc(args.ispc)
     if not args.ispc:
         print("bench-vs-ispc: skipped: no ISPC found (pass --ispc PATH)")
@@ -232,8 +238,8 @@ def main():
     if not args.small:
         table = markdown_table(targets, order, cells)
         print()
-        print("ISPC time / spmdc time (> 1: spmdc faster), best of %d x %d runs each" %
-              (args.rounds, args.runs))
+        print("ISPC time / spmdc time (> 1: spmdc faster), %s time, best of %d x %d runs each" %
+              ("CPU" if args.clock == "cpu" else "wall-clock", args.rounds, args.runs))
         print(table)
         overall = geomean([c[0] / c[1] for row in cells.values() for c in row.values() if c != "FAIL"])
         print("overall geomean: %.2f" % overall)
