@@ -2,6 +2,7 @@
 #include "backend/CodeGen.h"
 
 #include "backend/ContiguousMemoryOps.h"
+#include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
 #include "frontend/Diagnostics.h"
 
@@ -28,6 +29,13 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   PB.registerFunctionAnalyses(FAM);
   PB.registerLoopAnalyses(LAM);
   PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  // After every instcombine of the pipeline (so after inlining has exposed the
+  // callers' allocas behind pointer parameters): masked stores into private stack
+  // memory become blends, which the pipeline's later SROA promotes to registers.
+  PB.registerPeepholeEPCallback(
+      [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
+        FPM.addPass(PrivateMaskedStoresPass());
+      });
   llvm::OptimizationLevel Level = OptLevel == 0   ? llvm::OptimizationLevel::O0
                                   : OptLevel == 1 ? llvm::OptimizationLevel::O1
                                   : OptLevel == 2 ? llvm::OptimizationLevel::O2

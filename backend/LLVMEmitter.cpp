@@ -399,6 +399,11 @@ private:
     if (!F.Body)
       Linkage = llvm::GlobalValue::ExternalLinkage;
     auto *LF = llvm::Function::Create(FT, Linkage, Name, *Mod);
+    // The ISPC guide: "inline is not a hint, but forces inlining"; noinline never inlines.
+    if (F.IsInline && F.Body)
+      LF->addFnAttr(llvm::Attribute::AlwaysInline);
+    else if (F.IsNoInline)
+      LF->addFnAttr(llvm::Attribute::NoInline);
     Functions[&F] = LF;
     return LF;
   }

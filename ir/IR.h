@@ -181,6 +181,9 @@ public:
   std::unique_ptr<Region> Body; ///< null for a declaration
   bool IsStatic = false;
   bool IsStdlib = false;
+  /// ISPC's `inline` forces inlining and `noinline` forbids it (not hints).
+  bool IsInline = false;
+  bool IsNoInline = false;
   /// True once the divergence transform ran: Params[0] is then the entry mask
   /// (except for export, task and extern "C" functions, which start all-on).
   bool HasMaskParam = false;

@@ -179,6 +179,8 @@ public:
                 : FD->Ty;
     F->IsStatic = FD->Storage == StorageClass::Static;
     F->IsStdlib = FD->IsStdlib;
+    F->IsInline = FD->IsInline;
+    F->IsNoInline = FD->IsNoInline;
     for (size_t I = 0; I < FD->Ty->getParamTypes().size(); ++I) {
       F->Params.push_back(
           std::make_unique<Value>(irType(Ctx.Types, FD->Ty->getParamTypes()[I]), nullptr));

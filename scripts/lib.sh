@@ -12,6 +12,7 @@ SPMDC_PACKAGES=(
   llvm-22-dev llvm-22-tools libclang-22-dev clang-22 libclang-rt-22-dev
   flex bison cmake ninja-build
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
+  python3-matplotlib  # optional: the plot of scripts/bench-vs-ispc.py
 )
 
 # Installs the packages dpkg does not know as installed; apt is only asked when
