@@ -9,11 +9,11 @@
 #include "backend/DynamicMemory.h"
 #include "backend/LaneOps.h"
 #include "backend/StdlibHooks.h"
-#include "backend/TargetInfo.h"
 #include "backend/WarpFrames.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "ir/IR.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/IRBuilder.h"

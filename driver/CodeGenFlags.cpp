@@ -3,10 +3,10 @@
 // --opt=fast-math, --opt=disable-assertions, --opt=disable-loop-unroll, --opt=disable-zmm.
 #include "driver/CodeGenFlags.h"
 
-#include "backend/TargetInfo.h"
 #include "driver/IspcFlags.h"
 #include "driver/Options.h"
 #include "frontend/Diagnostics.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/CFG.h"
