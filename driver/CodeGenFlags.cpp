@@ -123,7 +123,7 @@ std::optional<llvm::FastMathFlags> fastMathFlags(const std::vector<std::string> 
 }
 
 /// --opt=disable-assertions: every branch into an assertion's failure block (the block that
-/// calls spmdc_assert_fail, backend/LLVMEmitter.cpp) is made to skip it; LLVM's pipeline then
+/// calls spmdc_assert_fail, backend/PrintLowering.cpp) is made to skip it; LLVM's pipeline then
 /// removes the check and the block.
 void disableAssertions(llvm::Module &M) {
   llvm::Function *Fail = M.getFunction("spmdc_assert_fail");
