@@ -5,6 +5,7 @@
 #include "driver/Pipeline.h"
 
 #include "backend/CodeGen.h"
+#include "backend/EmbeddedPrintRuntime.h"
 #include "backend/HeaderWriter.h"
 #include "backend/LLVMEmitter.h"
 #include "driver/CodeGenFlags.h"
@@ -315,8 +316,12 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   std::unique_ptr<llvm::Module> LM = emitLLVM(*IRM, *Target, *TM, LLVMCtx, Diags);
   if (!LM)
     return 1;
-  if (!Target->isGPU())
+  if (!Target->isGPU()) {
     applyCodeGenFlags(*LM, *TM, Opts, *TuneCpu);
+    // The object carries the print/assert runtime it calls, as ISPC's objects do.
+    if (!linkEmbeddedPrintRuntime(*LM, Diags))
+      return 1;
+  }
   optimizeModule(*LM, *TM, Opts.OptLevel);
   // 10. A multi-target build's per-target symbols and dispatching object (driver/MultiTarget.cpp).
   const OutputKind Kind = outputKind(Opts.Emit, *Target);
