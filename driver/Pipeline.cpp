@@ -25,6 +25,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
 #include "ir/VariabilityAnalysis.h"
+#include "ir/VerticalFusion.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
 
@@ -139,6 +140,19 @@ std::optional<std::vector<ir::FusionRequest>> fusionRequests(const CompilerOptio
       return std::nullopt;
     }
     Requests.push_back(std::move(*R));
+  }
+  return Requests;
+}
+
+/// The vertical fusions asked for by --vfuse, in command-line order.
+std::vector<ir::VerticalFusionRequest> verticalFusionRequests(const CompilerOptions &Opts) {
+  std::vector<ir::VerticalFusionRequest> Requests;
+  for (const std::string &Spec : Opts.VFuse) {
+    std::string Problem;
+    size_t At = 0;
+    if (std::optional<ir::VerticalFusionRequest> R =
+            ir::parseVerticalFusionSpec(Spec, Problem, At)) // checked by the option parser
+      Requests.push_back(std::move(*R));
   }
   return Requests;
 }
@@ -279,7 +293,14 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   if (!verifyIR(*IRM, false, Diags))
     return 1;
 
-  // 6. Horizontal fusion (#pragma hfuse, --hfuse, --hfuse-config): builds the
+  // 6. Vertical fusion (#pragma vfuse, --vfuse): kernels run one after another
+  // become one whose intermediates stay in registers (docs/fusion.md).
+  if (!ir::runVerticalFusion(*IRM, verticalFusionRequests(Opts), Diags))
+    return 1;
+  if (!verifyIR(*IRM, false, Diags))
+    return 1;
+
+  // 6b. Horizontal fusion (#pragma hfuse, --hfuse, --hfuse-config): builds the
   // fused kernels from unmasked IR, so the divergence transform treats their
   // clones like any other function.
   std::optional<std::vector<ir::FusionRequest>> Fusions = fusionRequests(Opts, Diags);

@@ -841,6 +841,7 @@ Value *FunctionLowering::address(Expr *E) {
                  : unsupportedAddress(E, "the address of a struct or array inside soa data");
     Value *Base = decayedBase(I->Base);
     Value *Index = rvalue(I->Index);
+    B.setLoc(E->Loc); // the element's ops are the subscript's, not its index's
     if (!Base->Ty->isPointer())
       return unsupportedAddress(E, "this subscript");
     // A varying index gives one address per lane; into varying data each
