@@ -3,6 +3,7 @@
 
 #include "backend/TargetInfo.h"
 #include "driver/IspcFlags.h"
+#include "ir/Coarsening.h"
 #include "ir/HorizontalFusion.h"
 #include "ir/VerticalFusion.h"
 
@@ -298,6 +299,13 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
         return fail("--vfuse=" + V + ": " + Problem);
       O.VFuse.push_back(V);
     })
+    TRY_VALUE("--coarsen", {
+      std::string Problem;
+      size_t At = 0;
+      if (!ir::parseCoarsenSpec(V, Problem, At))
+        return fail("--coarsen=" + V + ": " + Problem);
+      O.Coarsen.push_back(V);
+    })
     TRY_VALUE("-o", O.Output = V)
     // Only "-h <file>": a glued "-hxyz" is far more likely a mistyped -help.
     if (A == "-h")
@@ -422,6 +430,10 @@ void printHelp(llvm::raw_ostream &OS) {
         "                      also build kernel vfuse_A_B, which does A then B per element:\n"
         "                      what A writes and B reads stays in registers; the temporaries\n"
         "                      are not parameters and never stored; repeatable\n"
+        "  --coarsen=K:F, --coarsen=K:block=F\n"
+        "                      thread coarsening (each program instance does F items per\n"
+        "                      step of K's foreach loops) or block coarsening (each block\n"
+        "                      does the work of F blocks); repeatable\n"
         "\n"
         "diagnostics:\n"
         "  -w, --woff, --quiet no warnings\n"

@@ -76,6 +76,8 @@ struct CompilerOptions {
   std::string HFuseConfig; ///< --hfuse-config
   /// --vfuse values in command-line order (syntax checked while parsing).
   std::vector<std::string> VFuse;
+  /// --coarsen values in command-line order (syntax checked while parsing).
+  std::vector<std::string> Coarsen;
 
   bool ShowHelp = false;
   bool ShowVersion = false;

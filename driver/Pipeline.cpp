@@ -19,6 +19,7 @@
 #include "frontend/Preprocessor.h"
 #include "frontend/Sema.h"
 #include "frontend/SourceManager.h"
+#include "ir/Coarsening.h"
 #include "ir/DivergenceTransform.h"
 #include "ir/HorizontalFusion.h"
 #include "ir/IR.h"
@@ -153,6 +154,18 @@ std::vector<ir::VerticalFusionRequest> verticalFusionRequests(const CompilerOpti
     if (std::optional<ir::VerticalFusionRequest> R =
             ir::parseVerticalFusionSpec(Spec, Problem, At)) // checked by the option parser
       Requests.push_back(std::move(*R));
+  }
+  return Requests;
+}
+
+/// The coarsenings asked for by --coarsen, in command-line order.
+std::vector<ir::CoarsenRequest> coarsenRequests(const CompilerOptions &Opts) {
+  std::vector<ir::CoarsenRequest> Requests;
+  for (const std::string &Spec : Opts.Coarsen) {
+    std::string Problem;
+    size_t At = 0;
+    if (std::optional<ir::CoarsenRequest> R = ir::parseCoarsenSpec(Spec, Problem, At))
+      Requests.push_back(std::move(*R)); // checked by the option parser
   }
   return Requests;
 }
@@ -307,6 +320,13 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   if (!Fusions || !ir::runHorizontalFusion(*IRM, *Fusions, *Target, Diags))
     return 1;
   if (!IRM->FusedKernels.empty() && !verifyIR(*IRM, false, Diags))
+    return 1;
+
+  // 6c. Thread and block coarsening (#pragma coarsen, --coarsen), of any
+  // kernel, fused ones included (docs/fusion.md).
+  if (!ir::runCoarsening(*IRM, coarsenRequests(Opts), *Target, Diags))
+    return 1;
+  if (!verifyIR(*IRM, false, Diags))
     return 1;
 
   // 7. Variability analysis: varying values that are provably uniform become

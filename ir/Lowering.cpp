@@ -508,6 +508,7 @@ void FunctionLowering::stmt(Stmt *S) {
       Slots.push_back(B.var(D.Var->Ty, D.Var->Name));
       Locals[D.Var] = Slots.back();
     }
+    B.setLoc(S->Loc); // the loop's, not its last bound's
     Op *O = B.create(OpCode::Foreach, nullptr, Bounds);
     O->Tiled = Fe->Tiled;
     O->IndexVars = Slots;

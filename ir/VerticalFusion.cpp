@@ -121,15 +121,23 @@ bool isVerticalFusionPragma(const Pragma &P) {
   return T.consume_front("vfuse") && (T.empty() || T.front() == '(' || std::isspace(T.front()));
 }
 
-std::optional<VerticalFusionRequest> readPragma(const Pragma &P, DiagnosticEngine &Diags) {
+} // namespace
+
+uint32_t pragmaTextColumn(const Pragma &P, DiagnosticEngine &Diags) {
   // The preprocessor reprints pragmas, so find the text in the user's line.
-  uint32_t BaseCol = 0;
   if (P.Loc.isValid())
     if (auto Line = Diags.getSourceManager().getLine(*P.Loc.File, P.Loc.Line)) {
       size_t At = Line->find(P.Text, P.Loc.Col ? P.Loc.Col - 1 : 0);
       if (At != std::string_view::npos)
-        BaseCol = static_cast<uint32_t>(At + 1);
+        return static_cast<uint32_t>(At + 1);
     }
+  return 0;
+}
+
+namespace {
+
+std::optional<VerticalFusionRequest> readPragma(const Pragma &P, DiagnosticEngine &Diags) {
+  uint32_t BaseCol = pragmaTextColumn(P, Diags);
   auto Fail = [&](size_t Offset, const std::string &Message) {
     SourceLoc L = P.Loc;
     if (BaseCol)
@@ -798,19 +806,6 @@ private:
     Move(*Sides[0], At[0], At[0] + 1);
     for (size_t K = 0; K < Sides.size(); ++K)
       Move(*Sides[K], At[K] + 1, Sides[K]->Ops.size());
-  }
-
-  static void replaceUses(Region &R, Value *From, Value *To) {
-    for (auto &P : R.Ops) {
-      for (Value *&V : P->Operands)
-        if (V == From)
-          V = To;
-      for (Value *&V : P->IndexVars)
-        if (V == From)
-          V = To;
-      for (auto &Sub : P->Regions)
-        replaceUses(*Sub, From, To);
-    }
   }
 
   //===--------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 
 namespace spmdc {
 class DiagnosticEngine;
+struct Pragma;
 } // namespace spmdc
 
 namespace spmdc::ir {
@@ -34,6 +35,10 @@ struct VerticalFusionRequest {
 std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &Spec,
                                                              std::string &Error,
                                                              size_t &ErrorAt);
+
+/// The column where a pragma's text (after `#pragma `) starts in its source
+/// line, so that errors can point into it; 0 when unknown.
+uint32_t pragmaTextColumn(const Pragma &P, DiagnosticEngine &Diags);
 
 /// Collects `#pragma vfuse(...)` from the module, then the command line's
 /// requests (one for the same kernel list replaces the pragma's), and builds
