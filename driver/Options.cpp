@@ -299,6 +299,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
         return fail("--vfuse=" + V + ": " + Problem);
       O.VFuse.push_back(V);
     })
+    if (A == "--vfuse-report") {
+      O.VFuseReport = true;
+      continue;
+    }
     TRY_VALUE("--coarsen", {
       std::string Problem;
       size_t At = 0;
@@ -430,6 +434,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "                      also build kernel vfuse_A_B, which does A then B per element:\n"
         "                      what A writes and B reads stays in registers; the temporaries\n"
         "                      are not parameters and never stored; repeatable\n"
+        "  --vfuse-report       print each vertical fusion's merged loops, intermediates\n"
+        "                      kept in registers and the cost model's traffic estimate\n"
         "  --coarsen=K:F, --coarsen=K:block=F\n"
         "                      thread coarsening (each program instance does F items per\n"
         "                      step of K's foreach loops) or block coarsening (each block\n"

@@ -76,6 +76,7 @@ struct CompilerOptions {
   std::string HFuseConfig; ///< --hfuse-config
   /// --vfuse values in command-line order (syntax checked while parsing).
   std::vector<std::string> VFuse;
+  bool VFuseReport = false; ///< --vfuse-report
   /// --coarsen values in command-line order (syntax checked while parsing).
   std::vector<std::string> Coarsen;
 

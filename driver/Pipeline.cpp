@@ -308,7 +308,7 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
 
   // 6. Vertical fusion (#pragma vfuse, --vfuse): kernels run one after another
   // become one whose intermediates stay in registers (docs/fusion.md).
-  if (!ir::runVerticalFusion(*IRM, verticalFusionRequests(Opts), Diags))
+  if (!ir::runVerticalFusion(*IRM, verticalFusionRequests(Opts), Diags, Opts.VFuseReport))
     return 1;
   if (!verifyIR(*IRM, false, Diags))
     return 1;

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <map>
 #include <set>
@@ -208,7 +209,8 @@ struct Access {
 
 class VerticalFuser {
 public:
-  VerticalFuser(Module &M, DiagnosticEngine &Diags) : M(M), Diags(Diags), B(M) {}
+  VerticalFuser(Module &M, DiagnosticEngine &Diags, bool Report)
+      : M(M), Diags(Diags), B(M), Report(Report) {}
 
   /// Checks the request's names and kernels; fills `Kernels`.
   bool check(const VerticalFusionRequest &R, std::vector<Function *> &Kernels) {
@@ -286,8 +288,10 @@ public:
                             std::make_move_iterator(Nulls.end()));
     if (!checkAccesses())
       return;
+    Traffic Apart = traffic(/*Fused=*/false);
     forwardIntermediates();
-    checkTemporariesGone();
+    if (checkTemporariesGone())
+      judge(Apart, traffic(/*Fused=*/true));
   }
 
   static std::string fusedName(const VerticalFusionRequest &R) {
@@ -1034,8 +1038,72 @@ private:
     }
   }
 
+  //===--------------------------------------------------------------------===//
+  // The cost model
+  //===--------------------------------------------------------------------===//
+
+  /// Global memory traffic per work item, counted in array elements: each
+  /// buffer a kernel reads per item counts once, each buffer it writes once
+  /// (reads of one buffer in one iteration of the merged loops are assumed to
+  /// hit the cache after the first: a row, a chunk). Only per-item (varying)
+  /// accesses count: a value per row or per gang is small next to them.
+  struct Traffic {
+    unsigned Elements = 0;
+    unsigned Launches = 0;
+  };
+
+  Traffic traffic(bool Fused) {
+    Traffic T;
+    std::set<std::pair<unsigned, std::string>> Reads, Writes;
+    for (const Access &A : Accesses) {
+      if (A.P.K != Place::Buffer || (Fused && Removed.count(A.O)))
+        continue;
+      Value *Addr = A.ThroughCall ? nullptr : A.O->Operands[0];
+      if (!Addr || !Addr->isVarying())
+        continue;
+      unsigned Scope = Fused ? 0 : A.Side;
+      (A.Write ? Writes : Reads).insert({Scope, A.P.Root});
+    }
+    T.Elements = static_cast<unsigned>(Reads.size() + Writes.size());
+    T.Launches = Fused ? 1 : static_cast<unsigned>(Req->Kernels.size());
+    return T;
+  }
+
+  /// FusionStitching's question: does fusing save global traffic? The
+  /// composition is the one the kernels' loops allow (thread composition in a
+  /// merged `foreach`, a gang per iteration of a merged uniform loop); the
+  /// registers the fused kernel needs are ptxas's to report (docs/fusion.md).
+  void judge(const Traffic &Apart, const Traffic &Fused) {
+    std::string Kept;
+    for (const std::string &R : Forwarded)
+      Kept += (Kept.empty() ? "" : ", ") + R + (Temps.count(R) ? " (temporary)" : "");
+    char Ratio[32];
+    std::snprintf(Ratio, sizeof Ratio, "%.2f", Fused.Elements ? double(Apart.Elements) / Fused.Elements : 0.0);
+    std::string Summary = "per item, the kernels apart move " + std::to_string(Apart.Elements) +
+                          " array elements through global memory in " +
+                          std::to_string(Apart.Launches) + " launches, '" + Entry->Name + "' moves " +
+                          std::to_string(Fused.Elements) + " in 1";
+    if (Report) {
+      std::string Where = Req->FromPragma && Req->Loc.isValid()
+                              ? *Req->Loc.File + ":" + std::to_string(Req->Loc.Line) + ":" +
+                                    std::to_string(Req->Loc.Col) + ": "
+                              : "spmdc: ";
+      llvm::errs() << Where << "remark: " << Entry->Name << ": " << MergedBodies.size()
+                   << " loop level(s) merged; in registers: " << (Kept.empty() ? "none" : Kept)
+                   << "; " << Summary << ": predicted " << Ratio
+                   << "x faster when memory-bound: "
+                   << (Fused.Elements < Apart.Elements ? "fusing pays" : "fusing does not pay")
+                   << "\n";
+    }
+    if (Fused.Elements >= Apart.Elements && Req->FromPragma)
+      Diags.warning(Req->Loc,
+                    "fusing saves no global memory traffic: " + Summary +
+                        " (a later kernel reads no intermediate in the same iteration?)",
+                    WarningGroup::Perf);
+  }
+
   /// A temporary has no memory: every access must have become the slot's.
-  void checkTemporariesGone() {
+  bool checkTemporariesGone() {
     for (const Access &A : Accesses) {
       if (A.P.K != Place::Buffer || !Temps.count(A.P.Root) || Removed.count(A.O))
         continue;
@@ -1048,8 +1116,9 @@ private:
       Diags.error(where(A), "temporary '" + A.P.Root + "' of '" + Entry->Name +
                                 "' needs memory: '" + kernelName(A.Side) + "' " + describe(A) +
                                 " and " + Why);
-      return;
+      return false;
     }
+    return true;
   }
 
   Module &M;
@@ -1068,12 +1137,13 @@ private:
   std::vector<Access> Accesses;
   std::string NotMerged;
   unsigned TokenCount = 0;
+  bool Report = false;
 };
 
 } // namespace
 
 bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requested,
-                       DiagnosticEngine &Diags) {
+                       DiagnosticEngine &Diags, bool Report) {
   unsigned ErrorsBefore = Diags.errorCount();
   std::vector<VerticalFusionRequest> All;
   for (const Pragma &P : M.Pragmas)
@@ -1092,7 +1162,7 @@ bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requ
       Chosen[It->second] = std::move(R);
   }
   for (const VerticalFusionRequest &R : Chosen) {
-    VerticalFuser F(M, Diags);
+    VerticalFuser F(M, Diags, Report);
     std::vector<Function *> Kernels;
     if (F.check(R, Kernels))
       F.fuse(R, Kernels);

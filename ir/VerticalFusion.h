@@ -42,9 +42,10 @@ uint32_t pragmaTextColumn(const Pragma &P, DiagnosticEngine &Diags);
 
 /// Collects `#pragma vfuse(...)` from the module, then the command line's
 /// requests (one for the same kernel list replaces the pragma's), and builds
-/// `vfuse_A_B...` for each. Runs before the divergence transform. Returns
+/// `vfuse_A_B...` for each. Runs before the divergence transform. `Report`
+/// prints the cost model's estimate of each fusion (--vfuse-report). Returns
 /// false after reporting errors.
 bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requested,
-                       DiagnosticEngine &Diags);
+                       DiagnosticEngine &Diags, bool Report = false);
 
 } // namespace spmdc::ir
