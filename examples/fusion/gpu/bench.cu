@@ -1,12 +1,14 @@
 // The vertical-fusion benchmark on the GPU (scripts/fusion-bench.sh): for each example of
 // examples/fusion, times spmdc's kernels apart (one launch per kernel, intermediates in
-// global memory), spmdc's fused kernel (vfuse_..., from the examples' #pragma vfuse) at
-// several coarsening factors (warps launched = work items / (32 k)), and the same chain
+// global memory), spmdc's fused kernel (vfuse_..., from the examples' #pragma vfuse) launched
+// with k times fewer gangs (warps = work items / (32 k)), as built and thread-coarsened by 4
+// in the compiler, and the same chain
 // fused by hand in CUDA (kernels_cuda.cuh), and prints each against the device's copy
-// bandwidth. Every output is first checked against the scalar C++ reference
-// (../reference.h): `gpu check: N passed, M failed`.
+// bandwidth; "tuned" is the fastest fused variant measured. Every output is first checked
+// against the scalar C++ reference (../reference.h): `gpu check: N passed, M failed`.
 //
-//   bench DIR        (DIR/kernels.ptx from spmdc --target=nvptx-sm_90 -O3 kernels.spmd)
+//   bench DIR        (DIR/kernels.ptx from spmdc --target=nvptx-sm_90 -O3 kernels.spmd,
+//                     DIR/kernels-coarsen4.ptx the same with --coarsen=vfuse_...:4 each)
 #include "cuda_bench.h"
 #include "kernels_cuda.cuh"
 #include "reference.h"
@@ -135,7 +137,13 @@ int main(int argc, char **argv) {
         *t1 = T1.Ptr, *t2 = T2.Ptr, *t3 = T3.Ptr, *t4 = T4.Ptr, *r1 = R1.Ptr, *r2 = R2.Ptr;
   int n = N, rows = Rows, cols = Cols;
   const unsigned ElemWarps = unsigned((N + 31) / 32);
-  const std::vector<unsigned> Factors = {1, 4, 16};
+  // The fused kernels as built, and thread-coarsened by 4 (--coarsen=vfuse_...:4), each
+  // launched with k times fewer gangs than work items / 32 (rows: than rows).
+  Module Coarse;
+  checkLoader(spmdc_cuda_load_ptx_file(&Coarse.M, 0, (Dir + "/kernels-coarsen4.ptx").c_str()),
+              "load kernels-coarsen4.ptx");
+  const std::vector<std::pair<Module *, unsigned>> Variants = {
+      {&Mod, 1}, {&Mod, 4}, {&Mod, 16}, {&Coarse, 4}, {&Coarse, 16}};
 
   Timer Clock;
   // The device's copy bandwidth: read N floats, write N floats.
@@ -147,10 +155,14 @@ int main(int argc, char **argv) {
   std::printf("copy: %.3f ms for %d MiB each way, %.0f GB/s\n", CopyMs, N * 4 >> 20, CopyGBs);
 
   std::vector<Example> E;
-  auto elementwise = [&](const std::string &Name, std::function<void(unsigned)> Fused) {
+  auto variants = [&](std::function<void(Module &, unsigned)> Fused) {
     std::vector<std::pair<std::string, std::function<void()>>> V;
-    for (unsigned K : Factors)
-      V.push_back({"k=" + std::to_string(K), [=] { Fused(K); }});
+    for (const auto &Variant : Variants) {
+      Module *Mo = Variant.first;
+      unsigned K = Variant.second;
+      V.push_back({std::string(Mo == &Mod ? "" : "coarsen(4) ") + "k=" + std::to_string(K),
+                   [=] { Fused(*Mo, K); }});
+    }
     return V;
   };
   {
@@ -162,8 +174,8 @@ int main(int argc, char **argv) {
       spmd(Mod, "map4", ElemWarps, x, t3, t4, n);
       spmd(Mod, "map5", ElemWarps, t4, y, n);
     };
-    Ex.Fused = elementwise(Ex.Name, [&](unsigned K) {
-      spmd(Mod, "vfuse_map1_map2_map3_map4_map5", (ElemWarps + K - 1) / K, x, a, b, n, y);
+    Ex.Fused = variants([&](Module &Mo, unsigned K) {
+      spmd(Mo, "vfuse_map1_map2_map3_map4_map5", (ElemWarps + K - 1) / K, x, a, b, n, y);
     });
     Ex.Cuda = [&] { cuda_map_chain<<<blocksFor(N), 256>>>(x, y, a, b, n); };
     Ex.Want.resize(N);
@@ -178,8 +190,8 @@ int main(int argc, char **argv) {
       spmd(Mod, "gelu", ElemWarps, t1, t2, n);
       spmd(Mod, "dropout", ElemWarps, t2, y, seed, p, n);
     };
-    Ex.Fused = elementwise(Ex.Name, [&](unsigned K) {
-      spmd(Mod, "vfuse_bias_add_gelu_dropout", (ElemWarps + K - 1) / K, x, bias, cols, n, y, seed, p);
+    Ex.Fused = variants([&](Module &Mo, unsigned K) {
+      spmd(Mo, "vfuse_bias_add_gelu_dropout", (ElemWarps + K - 1) / K, x, bias, cols, n, y, seed, p);
     });
     Ex.Cuda = [&] { cuda_bias_gelu_dropout<<<blocksFor(N), 256>>>(x, bias, y, cols, n, seed, p); };
     Ex.Want.resize(N);
@@ -187,12 +199,6 @@ int main(int argc, char **argv) {
     Ex.Tolerance = 5e-5, Ex.Floor = 1e-3, Ex.Bytes = 8.0 * N;
     E.push_back(std::move(Ex));
   }
-  auto rowwise = [&](std::function<void(unsigned)> Fused) {
-    std::vector<std::pair<std::string, std::function<void()>>> V;
-    for (unsigned K : Factors)
-      V.push_back({"k=" + std::to_string(K), [=] { Fused(K); }});
-    return V;
-  };
   {
     Example Ex{"softmax (max, exp-sum, divide)"};
     Ex.Apart = [&] {
@@ -200,8 +206,8 @@ int main(int argc, char **argv) {
       spmd(Mod, "row_expsum", Rows, x, r1, r2, rows, cols);
       spmd(Mod, "row_divide", Rows, x, r1, r2, y, rows, cols);
     };
-    Ex.Fused = rowwise([&](unsigned K) {
-      spmd(Mod, "vfuse_row_max_row_expsum_row_divide", Rows / K, x, rows, cols, y);
+    Ex.Fused = variants([&](Module &Mo, unsigned K) {
+      spmd(Mo, "vfuse_row_max_row_expsum_row_divide", Rows / K, x, rows, cols, y);
     });
     Ex.Cuda = [&] { cuda_softmax<<<Rows / 8, 256>>>(x, y, rows, cols); };
     Ex.Want.resize(N);
@@ -216,8 +222,8 @@ int main(int argc, char **argv) {
       spmd(Mod, "ln_var", Rows, x, r1, r2, rows, cols);
       spmd(Mod, "ln_normalize", Rows, x, r1, r2, gamma, beta, y, rows, cols);
     };
-    Ex.Fused = rowwise([&](unsigned K) {
-      spmd(Mod, "vfuse_ln_mean_ln_var_ln_normalize", Rows / K, x, rows, cols, gamma, beta, y);
+    Ex.Fused = variants([&](Module &Mo, unsigned K) {
+      spmd(Mo, "vfuse_ln_mean_ln_var_ln_normalize", Rows / K, x, rows, cols, gamma, beta, y);
     });
     Ex.Cuda = [&] { cuda_layernorm<<<Rows / 8, 256>>>(x, gamma, beta, y, rows, cols); };
     Ex.Want.resize(N);
@@ -231,7 +237,7 @@ int main(int argc, char **argv) {
       spmd(Mod, "row_sum", Rows, pos, r1, rows, cols);
       spmd(Mod, "row_scale", Rows, pos, r1, y, rows, cols);
     };
-    Ex.Fused = rowwise([&](unsigned K) { spmd(Mod, "vfuse_row_sum_row_scale", Rows / K, pos, rows, cols, y); });
+    Ex.Fused = variants([&](Module &Mo, unsigned K) { spmd(Mo, "vfuse_row_sum_row_scale", Rows / K, pos, rows, cols, y); });
     Ex.Cuda = [&] { cuda_row_normalize<<<Rows / 8, 256>>>(pos, y, rows, cols); };
     Ex.Want.resize(N);
     ref::rowNormalize(hPos, Rows, Cols, Ex.Want);
@@ -258,6 +264,17 @@ int main(int argc, char **argv) {
     check(cudaDeviceSynchronize(), ("run " + Ex.Name + " " + Way).c_str());
     verdict(Ex.Name + ": " + Way, Y.download(), Ex.Want, Ex.Tolerance, Ex.Floor);
   };
+  // Block coarsening on the GPU: the map chain's kernels apart, block-coarsened by 4 in the
+  // coarsen(4) module, launched with 4 times fewer blocks, do what the plain launch does.
+  auto ApartBlocks4 = [&] {
+    unsigned W = (ElemWarps + 3) / 4;
+    spmd(Coarse, "map1", W, x, t1, a, b, n);
+    spmd(Coarse, "map2", W, t1, t2, n);
+    spmd(Coarse, "map3", W, t2, t3, n);
+    spmd(Coarse, "map4", W, x, t3, t4, n);
+    spmd(Coarse, "map5", W, t4, y, n);
+  };
+  checkRun(E[0], "spmdc apart, blocks coarsened by 4", ApartBlocks4);
   for (Example &Ex : E) {
     checkRun(Ex, "spmdc apart", Ex.Apart);
     for (auto &[Way, Run] : Ex.Fused)
@@ -266,9 +283,10 @@ int main(int argc, char **argv) {
   }
   std::printf("gpu check: %d passed, %d failed\n\n", Passed, Failed);
 
-  std::printf("| example | apart (ms) | fused k=1 | k=4 | k=16 | best | CUDA by hand (ms) | "
-              "apart/fused | fused/CUDA | fused %% of copy BW | CUDA %% of copy BW |\n");
-  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  std::printf("| example | apart (ms) | fused k=1 | k=4 | k=16 | coarsen(4) k=4 | coarsen(4) k=16 | "
+              "tuned | CUDA by hand (ms) | apart/tuned | apart/fused k=1 | tuned/CUDA | "
+              "tuned %% of copy BW | CUDA %% of copy BW |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (Example &Ex : E) {
     double Apart = Clock.median(Ex.Apart), Cuda = Clock.median(Ex.Cuda);
     std::vector<double> F;
@@ -276,17 +294,20 @@ int main(int argc, char **argv) {
       F.push_back(Clock.median(Run.second));
     std::printf("| %s | %.3f |", Ex.Name.c_str(), Apart);
     if (F.empty()) {
-      std::printf(" - | - | - | - | %.3f | - | - | - | %.0f%% |\n", Cuda,
+      std::printf(" - | - | - | - | - | - | %.3f | - | - | - | - | %.0f%% |\n", Cuda,
                   100.0 * Ex.Bytes / (Cuda * 1e6) / CopyGBs);
       continue;
     }
     size_t Best = std::min_element(F.begin(), F.end()) - F.begin();
     for (double T : F)
       std::printf(" %.3f |", T);
-    std::printf(" %s | %.3f | %.2fx | %.2fx | %.0f%% | %.0f%% |\n", Ex.Fused[Best].first.c_str(), Cuda,
-                Apart / F[Best], F[Best] / Cuda, 100.0 * Ex.Bytes / (F[Best] * 1e6) / CopyGBs,
-                100.0 * Ex.Bytes / (Cuda * 1e6) / CopyGBs);
+    std::printf(" %s | %.3f | %.2fx | %.2fx | %.2fx | %.0f%% | %.0f%% |\n", Ex.Fused[Best].first.c_str(),
+                Cuda, Apart / F[Best], Apart / F[0], F[Best] / Cuda,
+                100.0 * Ex.Bytes / (F[Best] * 1e6) / CopyGBs, 100.0 * Ex.Bytes / (Cuda * 1e6) / CopyGBs);
   }
+  std::printf("\nmap chain apart, each kernel block-coarsened by 4 (4x fewer blocks): %.3f ms\n",
+              Clock.median(ApartBlocks4));
+  spmdc_cuda_unload(&Coarse.M);
   spmdc_cuda_unload(&Mod.M);
   return Failed ? 1 : 0;
 }
