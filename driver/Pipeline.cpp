@@ -145,27 +145,16 @@ std::optional<std::vector<ir::FusionRequest>> fusionRequests(const CompilerOptio
   return Requests;
 }
 
-/// The vertical fusions asked for by --vfuse, in command-line order.
-std::vector<ir::VerticalFusionRequest> verticalFusionRequests(const CompilerOptions &Opts) {
-  std::vector<ir::VerticalFusionRequest> Requests;
-  for (const std::string &Spec : Opts.VFuse) {
+/// The requests of a repeatable option (--vfuse, --coarsen), in command-line
+/// order; their syntax was checked by the option parser.
+template <typename Request, typename Parse>
+std::vector<Request> optionRequests(const std::vector<std::string> &Specs, Parse ParseSpec) {
+  std::vector<Request> Requests;
+  for (const std::string &Spec : Specs) {
     std::string Problem;
     size_t At = 0;
-    if (std::optional<ir::VerticalFusionRequest> R =
-            ir::parseVerticalFusionSpec(Spec, Problem, At)) // checked by the option parser
+    if (std::optional<Request> R = ParseSpec(Spec, Problem, At))
       Requests.push_back(std::move(*R));
-  }
-  return Requests;
-}
-
-/// The coarsenings asked for by --coarsen, in command-line order.
-std::vector<ir::CoarsenRequest> coarsenRequests(const CompilerOptions &Opts) {
-  std::vector<ir::CoarsenRequest> Requests;
-  for (const std::string &Spec : Opts.Coarsen) {
-    std::string Problem;
-    size_t At = 0;
-    if (std::optional<ir::CoarsenRequest> R = ir::parseCoarsenSpec(Spec, Problem, At))
-      Requests.push_back(std::move(*R)); // checked by the option parser
   }
   return Requests;
 }
@@ -308,7 +297,7 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
 
   // 6. Vertical fusion (#pragma vfuse, --vfuse): kernels run one after another
   // become one whose intermediates stay in registers (docs/fusion.md).
-  if (!ir::runVerticalFusion(*IRM, verticalFusionRequests(Opts), Diags, Opts.VFuseReport))
+  if (!ir::runVerticalFusion(*IRM, optionRequests<ir::VerticalFusionRequest>(Opts.VFuse, ir::parseVerticalFusionSpec), Diags, Opts.VFuseReport))
     return 1;
   if (!verifyIR(*IRM, false, Diags))
     return 1;
@@ -324,7 +313,7 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
 
   // 6c. Thread and block coarsening (#pragma coarsen, --coarsen), of any
   // kernel, fused ones included (docs/fusion.md).
-  if (!ir::runCoarsening(*IRM, coarsenRequests(Opts), *Target, Diags))
+  if (!ir::runCoarsening(*IRM, optionRequests<ir::CoarsenRequest>(Opts.Coarsen, ir::parseCoarsenSpec), *Target, Diags))
     return 1;
   if (!verifyIR(*IRM, false, Diags))
     return 1;

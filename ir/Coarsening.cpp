@@ -418,15 +418,9 @@ bool runCoarsening(Module &M, const std::vector<CoarsenRequest> &Requested,
       if (std::optional<CoarsenRequest> R = readPragma(P, Diags))
         All.push_back(std::move(*R));
   All.insert(All.end(), Requested.begin(), Requested.end());
-  std::vector<CoarsenRequest> Chosen;
-  std::map<std::pair<std::string, bool>, size_t> ByKernel;
-  for (CoarsenRequest &R : All) {
-    auto [It, New] = ByKernel.try_emplace({R.Kernel, R.Block}, Chosen.size());
-    if (New)
-      Chosen.push_back(std::move(R));
-    else
-      Chosen[It->second] = std::move(R);
-  }
+  auto Chosen = lastRequestWins(std::move(All), [](const CoarsenRequest &R) {
+    return std::make_pair(R.Kernel, R.Block);
+  });
   Coarsener C(M, Target, Diags);
   // Threads first: a kernel coarsened both ways repeats its coarsened foreach per block.
   for (bool Block : {false, true})

@@ -1151,16 +1151,7 @@ bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requ
       if (std::optional<VerticalFusionRequest> R = readPragma(P, Diags))
         All.push_back(std::move(*R));
   All.insert(All.end(), Requested.begin(), Requested.end());
-  // The command line's request for a kernel list replaces the pragma's.
-  std::vector<VerticalFusionRequest> Chosen;
-  std::map<std::vector<std::string>, size_t> ByKernels;
-  for (VerticalFusionRequest &R : All) {
-    auto [It, New] = ByKernels.try_emplace(R.Kernels, Chosen.size());
-    if (New)
-      Chosen.push_back(std::move(R));
-    else
-      Chosen[It->second] = std::move(R);
-  }
+  auto Chosen = lastRequestWins(std::move(All), [](const VerticalFusionRequest &R) { return R.Kernels; });
   for (const VerticalFusionRequest &R : Chosen) {
     VerticalFuser F(M, Diags, Report);
     std::vector<Function *> Kernels;

@@ -3,6 +3,7 @@
 
 #include "frontend/SourceLocation.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,23 @@ std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &
 /// The column where a pragma's text (after `#pragma `) starts in its source
 /// line, so that errors can point into it; 0 when unknown.
 uint32_t pragmaTextColumn(const Pragma &P, DiagnosticEngine &Diags);
+
+/// The requests to carry out, in order of first appearance: where several ask
+/// for the same `Key` (the same kernels), the last one wins (the command
+/// line's, which comes after the pragmas').
+template <typename Request, typename KeyOf>
+std::vector<Request> lastRequestWins(std::vector<Request> All, KeyOf Key) {
+  std::vector<Request> Chosen;
+  std::map<decltype(Key(All.front())), size_t> Index;
+  for (Request &R : All) {
+    auto [It, New] = Index.try_emplace(Key(R), Chosen.size());
+    if (New)
+      Chosen.push_back(std::move(R));
+    else
+      Chosen[It->second] = std::move(R);
+  }
+  return Chosen;
+}
 
 /// Collects `#pragma vfuse(...)` from the module, then the command line's
 /// requests (one for the same kernel list replaces the pragma's), and builds

@@ -25,15 +25,7 @@ namespace {
 
 int Passed = 0, Failed = 0;
 
-std::vector<float> randomFloats(size_t N, float Lo, float Hi, uint64_t Seed) {
-  std::vector<float> V(N);
-  uint64_t S = Seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t I = 0; I < N; ++I) {
-    S = S * 6364136223846793005ull + 1442695040888963407ull;
-    V[I] = Lo + (Hi - Lo) * static_cast<float>(S >> 40) / static_cast<float>(1ull << 24);
-  }
-  return V;
-}
+using ref::randomFloats;
 
 /// Largest |got - want| / (|want| + Floor) over the elements.
 double worstError(const std::vector<float> &Got, const std::vector<float> &Want, double Floor) {

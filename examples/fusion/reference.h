@@ -9,6 +9,17 @@
 
 namespace ref {
 
+/// Deterministic inputs in [Lo, Hi) (an LCG), the same on every machine.
+inline std::vector<float> randomFloats(size_t N, float Lo, float Hi, uint64_t Seed) {
+  std::vector<float> V(N);
+  uint64_t S = Seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t I = 0; I < N; ++I) {
+    S = S * 6364136223846793005ull + 1442695040888963407ull;
+    V[I] = Lo + (Hi - Lo) * static_cast<float>(S >> 40) / static_cast<float>(1ull << 24);
+  }
+  return V;
+}
+
 inline void mapChain(const std::vector<float> &x, float a, float b, std::vector<float> &y) {
   for (size_t i = 0; i < x.size(); ++i) {
     float t1 = a * x[i] + b;

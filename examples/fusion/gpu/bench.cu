@@ -32,15 +32,7 @@ void checkLoader(int Rc, const std::string &What) {
     fatal(What + ": " + spmdc_cuda_last_error());
 }
 
-std::vector<float> randomFloats(size_t N, float Lo, float Hi, uint64_t Seed) {
-  std::vector<float> V(N);
-  uint64_t S = Seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t I = 0; I < N; ++I) {
-    S = S * 6364136223846793005ull + 1442695040888963407ull;
-    V[I] = Lo + (Hi - Lo) * static_cast<float>(S >> 40) / static_cast<float>(1ull << 24);
-  }
-  return V;
-}
+using ref::randomFloats;
 
 struct Timer {
   cudaEvent_t Start, Stop;
