@@ -322,6 +322,17 @@ private:
                              std::to_string(Req->Factor) + ": " + Problem);
       return;
     }
+    bool ReadsBlock = false;
+    walk(*K.Body, [&](Op &O, bool) {
+      ReadsBlock |= O.Code == OpCode::Builtin && isBlockBuiltin(O.BuiltinId);
+    });
+    if (!ReadsBlock) {
+      report(Req->KernelCol, "cannot coarsen the blocks of '" + K.Name + "' by " +
+                                 std::to_string(Req->Factor) +
+                                 ": it reads no block or task built-in, so every block does "
+                                 "the same work and coarsening would repeat it");
+      return;
+    }
     std::unique_ptr<Region> Old = std::move(K.Body);
     K.Body = std::make_unique<Region>();
     B.setInsertRegion(K.Body.get());
