@@ -1,11 +1,11 @@
 // The spmdc command line, shaped like ISPC's: parsed into CompilerOptions.
 #include "driver/Options.h"
 
-#include "backend/TargetInfo.h"
 #include "driver/IspcFlags.h"
 #include "ir/Coarsening.h"
 #include "ir/HorizontalFusion.h"
 #include "ir/VerticalFusion.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"

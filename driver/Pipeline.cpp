@@ -7,7 +7,6 @@
 #include "backend/CodeGen.h"
 #include "backend/HeaderWriter.h"
 #include "backend/LLVMEmitter.h"
-#include "backend/TargetInfo.h"
 #include "driver/CodeGenFlags.h"
 #include "driver/DependencyFile.h"
 #include "driver/MultiTarget.h"
@@ -29,6 +28,7 @@
 #include "ir/VerticalFusion.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -297,7 +297,9 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
 
   // 6. Vertical fusion (#pragma vfuse, --vfuse): kernels run one after another
   // become one whose intermediates stay in registers (docs/fusion.md).
-  if (!ir::runVerticalFusion(*IRM, optionRequests<ir::VerticalFusionRequest>(Opts.VFuse, ir::parseVerticalFusionSpec), Diags, Opts.VFuseReport))
+  auto VFusions =
+      optionRequests<ir::VerticalFusionRequest>(Opts.VFuse, ir::parseVerticalFusionSpec);
+  if (!ir::runVerticalFusion(*IRM, VFusions, Diags, Opts.VFuseReport))
     return 1;
   if (!verifyIR(*IRM, false, Diags))
     return 1;
@@ -313,7 +315,8 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
 
   // 6c. Thread and block coarsening (#pragma coarsen, --coarsen), of any
   // kernel, fused ones included (docs/fusion.md).
-  if (!ir::runCoarsening(*IRM, optionRequests<ir::CoarsenRequest>(Opts.Coarsen, ir::parseCoarsenSpec), *Target, Diags))
+  auto Coarsenings = optionRequests<ir::CoarsenRequest>(Opts.Coarsen, ir::parseCoarsenSpec);
+  if (!ir::runCoarsening(*IRM, Coarsenings, *Target, Diags))
     return 1;
   if (!verifyIR(*IRM, false, Diags))
     return 1;

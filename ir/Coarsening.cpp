@@ -13,11 +13,11 @@
 // what B*F blocks of the original did. See docs/fusion.md.
 #include "ir/Coarsening.h"
 
-#include "backend/TargetInfo.h"
 #include "frontend/Diagnostics.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/VerticalFusion.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -36,7 +36,8 @@ std::optional<CoarsenRequest> parseCoarsenSpec(const std::string &Spec, std::str
   size_t Colon = S.find(':');
   llvm::StringRef Name = S.substr(0, Colon).trim();
   size_t NameAt = S.size() - S.ltrim().size();
-  bool NameOk = !Name.empty() && (std::isalpha(static_cast<unsigned char>(Name[0])) || Name[0] == '_');
+  bool NameOk =
+      !Name.empty() && (std::isalpha(static_cast<unsigned char>(Name[0])) || Name[0] == '_');
   for (char C : Name)
     NameOk &= std::isalnum(static_cast<unsigned char>(C)) || C == '_';
   if (!NameOk) {
@@ -116,11 +117,13 @@ public:
       return;
     }
     if (!K->Body || !(K->flags().Export || K->flags().Task) || !K->Ty->getReturnType()->isVoid()) {
-      report(R.KernelCol, "kernel '" + R.Kernel + "' is not a void export or task function defined here");
+      report(R.KernelCol,
+             "kernel '" + R.Kernel + "' is not a void export or task function defined here");
       return;
     }
     if (R.Factor < 1 || R.Factor > 64) {
-      report(R.FactorCol, "the coarsening factor must be between 1 and 64, not " + std::to_string(R.Factor));
+      report(R.FactorCol,
+             "the coarsening factor must be between 1 and 64, not " + std::to_string(R.Factor));
       return;
     }
     if (R.Factor == 1)
@@ -183,8 +186,9 @@ private:
       return "thread coarsening handles one-dimensional 'foreach' loops";
     for (Op *O = F.ParentRegion ? F.ParentRegion->Parent : nullptr; O;
          O = O->ParentRegion ? O->ParentRegion->Parent : nullptr) {
-      bool Uniform = (O->Code == OpCode::If && !O->Operands[0]->isVarying()) ||
-                     (O->Code == OpCode::Loop && !O->region(0).Ops.back()->Operands[0]->isVarying());
+      bool Uniform =
+          (O->Code == OpCode::If && !O->Operands[0]->isVarying()) ||
+          (O->Code == OpCode::Loop && !O->region(0).Ops.back()->Operands[0]->isVarying());
       if (!Uniform)
         return "this 'foreach' is inside varying control flow";
     }
@@ -242,8 +246,9 @@ private:
     Value *Zero = B.constInt(0, I32);
     Op *Sel = B.create(OpCode::Select, I32, {binary(BinaryOp::GT, Span, Zero), Span, Zero});
     Value *StepV = B.constInt(Step, I32);
-    Value *FullEnd = binary(BinaryOp::Add, Begin,
-                            binary(BinaryOp::Mul, binary(BinaryOp::Div, Sel->result(), StepV), StepV));
+    Value *FullEnd =
+        binary(BinaryOp::Add, Begin,
+               binary(BinaryOp::Mul, binary(BinaryOp::Div, Sel->result(), StepV), StepV));
     Region *Body = nullptr;
     Value *Counter = openLoop(Begin, FullEnd, StepV, Body);
     Value *Lane = builtin(BuiltinVar::ProgramIndex, VI32);
@@ -338,7 +343,8 @@ private:
     B.setInsertRegion(K.Body.get());
     B.setLoc(K.Loc);
     Value *Factor = B.constInt(Req->Factor, I32);
-    Value *Block = builtin(BuiltinVar::BlockIndex, I32), *Blocks = builtin(BuiltinVar::BlockCount, I32);
+    Value *Block = builtin(BuiltinVar::BlockIndex, I32),
+          *Blocks = builtin(BuiltinVar::BlockCount, I32);
     Value *Gang = builtin(BuiltinVar::GangIndex, I32), *Gangs = builtin(BuiltinVar::GangCount, I32);
     Region *Body = nullptr;
     Value *Counter = openLoop(B.constInt(0, I32), Factor, B.constInt(1, I32), Body);
@@ -353,10 +359,10 @@ private:
     });
     for (Op *O : Builtins) {
       BuiltinVar W = O->BuiltinId;
-      Value *V = W == BuiltinVar::BlockIndex   ? VBlock
-                 : W == BuiltinVar::BlockCount ? VBlocks
+      Value *V = W == BuiltinVar::BlockIndex                                   ? VBlock
+                 : W == BuiltinVar::BlockCount                                 ? VBlocks
                  : (W == BuiltinVar::TaskIndex || W == BuiltinVar::TaskIndex0) ? VTask
-                                                                                : VTasks;
+                                                                               : VTasks;
       replaceUses(*Old, O->result(), V);
     }
     for (auto &P : Old->Ops) {
@@ -429,9 +435,8 @@ bool runCoarsening(Module &M, const std::vector<CoarsenRequest> &Requested,
       if (std::optional<CoarsenRequest> R = readPragma(P, Diags))
         All.push_back(std::move(*R));
   All.insert(All.end(), Requested.begin(), Requested.end());
-  auto Chosen = lastRequestWins(std::move(All), [](const CoarsenRequest &R) {
-    return std::make_pair(R.Kernel, R.Block);
-  });
+  auto Chosen = lastRequestWins(
+      std::move(All), [](const CoarsenRequest &R) { return std::make_pair(R.Kernel, R.Block); });
   Coarsener C(M, Target, Diags);
   // Threads first: a kernel coarsened both ways repeats its coarsened foreach per block.
   for (bool Block : {false, true})

@@ -1,4 +1,5 @@
-// Thread and block coarsening of kernels: requests from `#pragma coarsen` and --coarsen, and the pass.
+// Thread and block coarsening of kernels: requests from `#pragma coarsen` and --coarsen, and the
+// pass.
 #pragma once
 
 #include "frontend/SourceLocation.h"
@@ -25,8 +26,8 @@ struct CoarsenRequest {
   bool Block = false;
   bool FromPragma = false;
   std::string Spelling;
-  SourceLoc Loc;           ///< the pragma's `#`
-  uint32_t KernelCol = 0;  ///< pragma form: the columns of the name and the factor
+  SourceLoc Loc;          ///< the pragma's `#`
+  uint32_t KernelCol = 0; ///< pragma form: the columns of the name and the factor
   uint32_t FactorCol = 0;
 };
 

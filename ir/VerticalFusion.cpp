@@ -22,8 +22,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -48,7 +48,8 @@ public:
   std::string identifier() {
     skipSpace();
     size_t B = Pos;
-    if (Pos < Text.size() && (std::isalpha(static_cast<unsigned char>(Text[Pos])) || Text[Pos] == '_'))
+    if (Pos < Text.size() &&
+        (std::isalpha(static_cast<unsigned char>(Text[Pos])) || Text[Pos] == '_'))
       while (Pos < Text.size() &&
              (std::isalnum(static_cast<unsigned char>(Text[Pos])) || Text[Pos] == '_'))
         ++Pos;
@@ -70,8 +71,7 @@ public:
 } // namespace
 
 std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &Spec,
-                                                             std::string &Error,
-                                                             size_t &ErrorAt) {
+                                                             std::string &Error, size_t &ErrorAt) {
   VerticalFusionRequest R;
   R.Spelling = Spec;
   SpecScanner S(Spec);
@@ -237,9 +237,11 @@ public:
         continue;
       }
       if (!Kernels.empty() && (Kernels[0]->flags().Export != Fl.Export)) {
-        report(R, L, "kernel '" + N + "' is " + (Fl.Export ? "an export" : "a task") +
-                         " function but '" + Kernels[0]->Name + "' is not: fused kernels are all "
-                         "export or all task functions");
+        report(R, L,
+               "kernel '" + N + "' is " + (Fl.Export ? "an export" : "a task") + " function but '" +
+                   Kernels[0]->Name +
+                   "' is not: fused kernels are all "
+                   "export or all task functions");
         continue;
       }
       Kernels.push_back(F);
@@ -329,8 +331,9 @@ private:
         const std::string &N = K->Params[I]->NameHint;
         const Type *T = K->Params[I]->Ty;
         if (N.empty()) {
-          report(R, at(R, R.KernelCols, KI), "parameter " + std::to_string(I + 1) + " of kernel '" + K->Name +
-                               "' has no name; fused kernels match parameters by name");
+          report(R, at(R, R.KernelCols, KI),
+                 "parameter " + std::to_string(I + 1) + " of kernel '" + K->Name +
+                     "' has no name; fused kernels match parameters by name");
           return false;
         }
         auto [It, New] = TypeOf.try_emplace(N, T);
@@ -345,15 +348,17 @@ private:
         // `const float x[]` in one kernel and `float x[]` in another: the
         // same buffer; the fused parameter is the writable one.
         if (Old->isPointer() && T->isPointer() &&
-            M.Types.withConst(Old->getPointee(), false) == M.Types.withConst(T->getPointee(), false) &&
+            M.Types.withConst(Old->getPointee(), false) ==
+                M.Types.withConst(T->getPointee(), false) &&
             Old->isVarying() == T->isVarying()) {
           if (!T->getPointee()->isConst())
             It->second = T;
           continue;
         }
-        report(R, at(R, R.KernelCols, KI), "parameter '" + N + "' is '" + T->toString() + "' in kernel '" +
-                             K->Name + "' but '" + Old->toString() + "' in kernel '" +
-                             FirstUser[N] + "'; fused kernels match parameters by name");
+        report(R, at(R, R.KernelCols, KI),
+               "parameter '" + N + "' is '" + T->toString() + "' in kernel '" + K->Name +
+                   "' but '" + Old->toString() + "' in kernel '" + FirstUser[N] +
+                   "'; fused kernels match parameters by name");
         return false;
       }
     for (size_t I = 0; I < R.Temps.size(); ++I) {
@@ -686,8 +691,8 @@ private:
       for (size_t I = 0; I < L.Operands.size(); ++I) {
         IndexExpr A = keyOf(L0.Operands[I]), C = keyOf(L.Operands[I]);
         if (A.Key != C.Key) {
-          Why = "their 'foreach' loops run over different ranges (" + A.Text + " vs " + C.Text +
-                ")";
+          Why =
+              "their 'foreach' loops run over different ranges (" + A.Text + " vs " + C.Text + ")";
           return false;
         }
       }
@@ -706,7 +711,8 @@ private:
       return false;
     }
     Tokens[V0] = Tokens[V] = Token;
-    Value *Cond0 = L0.region(0).Ops.back()->Operands[0], *Cond = L.region(0).Ops.back()->Operands[0];
+    Value *Cond0 = L0.region(0).Ops.back()->Operands[0],
+          *Cond = L.region(0).Ops.back()->Operands[0];
     Value *Step0 = lastStore(L0.region(2), L0.region(2).Ops.size(), V0);
     Value *Step = lastStore(L.region(2), L.region(2).Ops.size(), V);
     bool Same = keyOf(Cond0).Key == keyOf(Cond).Key && keyOf(Step0).Key == keyOf(Step).Key;
@@ -730,7 +736,8 @@ private:
       Op &O = *R.Ops[I];
       if (O.Code == OpCode::Loop || O.Code == OpCode::Foreach) {
         if (At) {
-          Why = "a kernel has two loops at the same level (line " + std::to_string(O.Loc.Line) + ")";
+          Why =
+              "a kernel has two loops at the same level (line " + std::to_string(O.Loc.Line) + ")";
           return std::nullopt;
         }
         At = I;
@@ -825,8 +832,7 @@ private:
           Place Pl = placeOf(O.Operands[0]);
           if (Pl.K != Place::Local)
             Accesses.push_back({&O, Side->second, O.Code == OpCode::Store, false, Pl});
-        } else if (O.Code == OpCode::Call || O.Code == OpCode::Crev ||
-                   O.Code == OpCode::Launch) {
+        } else if (O.Code == OpCode::Call || O.Code == OpCode::Crev || O.Code == OpCode::Launch) {
           for (Value *V : O.Operands)
             if (V->Ty->isPointer()) {
               Place Pl = placeOf(V);
@@ -888,10 +894,11 @@ private:
         Conflict |= O.Side != A.Side && (O.Write || A.Write);
       if (!Conflict)
         continue;
-      Diags.error(where(A), "cannot fuse '" + kernelName(A.Side) +
-                                "' vertically: this access goes through a pointer whose buffer "
-                                "the compiler cannot tell, so it may depend on another kernel of '" +
-                                Entry->Name + "'");
+      Diags.error(where(A),
+                  "cannot fuse '" + kernelName(A.Side) +
+                      "' vertically: this access goes through a pointer whose buffer "
+                      "the compiler cannot tell, so it may depend on another kernel of '" +
+                      Entry->Name + "'");
       return false;
     }
     for (auto &[Root, List] : ByRoot) {
@@ -923,15 +930,14 @@ private:
         for (const Access *A : List)
           if (A->Side != FirstWrite->Side && !Reader)
             Reader = A;
-        Diags.error(where(*FirstWrite),
-                    "cannot fuse '" + kernelName(FirstWrite->Side) + "' with '" +
-                        kernelName(Reader->Side) + "': '" + kernelName(FirstWrite->Side) + "' " +
-                        describe(*FirstWrite) +
-                        " from every iteration (a reduction across the whole grid) and '" +
-                        kernelName(Reader->Side) + "' " + describe(*Reader) + " (line " +
-                        std::to_string(where(*Reader).Line) +
-                        "), so it needs every gang and block of '" +
-                        kernelName(FirstWrite->Side) + "' to have finished");
+        Diags.error(
+            where(*FirstWrite),
+            "cannot fuse '" + kernelName(FirstWrite->Side) + "' with '" + kernelName(Reader->Side) +
+                "': '" + kernelName(FirstWrite->Side) + "' " + describe(*FirstWrite) +
+                " from every iteration (a reduction across the whole grid) and '" +
+                kernelName(Reader->Side) + "' " + describe(*Reader) + " (line " +
+                std::to_string(where(*Reader).Line) + "), so it needs every gang and block of '" +
+                kernelName(FirstWrite->Side) + "' to have finished");
         explainNotMerged();
         return false;
       }
@@ -1078,11 +1084,12 @@ private:
     for (const std::string &R : Forwarded)
       Kept += (Kept.empty() ? "" : ", ") + R + (Temps.count(R) ? " (temporary)" : "");
     char Ratio[32];
-    std::snprintf(Ratio, sizeof Ratio, "%.2f", Fused.Elements ? double(Apart.Elements) / Fused.Elements : 0.0);
+    std::snprintf(Ratio, sizeof Ratio, "%.2f",
+                  Fused.Elements ? double(Apart.Elements) / Fused.Elements : 0.0);
     std::string Summary = "per item, the kernels apart move " + std::to_string(Apart.Elements) +
                           " array elements through global memory in " +
-                          std::to_string(Apart.Launches) + " launches, '" + Entry->Name + "' moves " +
-                          std::to_string(Fused.Elements) + " in 1";
+                          std::to_string(Apart.Launches) + " launches, '" + Entry->Name +
+                          "' moves " + std::to_string(Fused.Elements) + " in 1";
     if (Report) {
       std::string Where = Req->FromPragma && Req->Loc.isValid()
                               ? *Req->Loc.File + ":" + std::to_string(Req->Loc.Line) + ":" +
@@ -1090,8 +1097,7 @@ private:
                               : "spmdc: ";
       llvm::errs() << Where << "remark: " << Entry->Name << ": " << MergedBodies.size()
                    << " loop level(s) merged; in registers: " << (Kept.empty() ? "none" : Kept)
-                   << "; " << Summary << ": predicted " << Ratio
-                   << "x faster when memory-bound: "
+                   << "; " << Summary << ": predicted " << Ratio << "x faster when memory-bound: "
                    << (Fused.Elements < Apart.Elements ? "fusing pays" : "fusing does not pay")
                    << "\n";
     }
@@ -1151,7 +1157,8 @@ bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requ
       if (std::optional<VerticalFusionRequest> R = readPragma(P, Diags))
         All.push_back(std::move(*R));
   All.insert(All.end(), Requested.begin(), Requested.end());
-  auto Chosen = lastRequestWins(std::move(All), [](const VerticalFusionRequest &R) { return R.Kernels; });
+  auto Chosen =
+      lastRequestWins(std::move(All), [](const VerticalFusionRequest &R) { return R.Kernels; });
   for (const VerticalFusionRequest &R : Chosen) {
     VerticalFuser F(M, Diags, Report);
     std::vector<Function *> Kernels;

@@ -34,8 +34,7 @@ struct VerticalFusionRequest {
 /// parenthesized text uses the same grammar with `temp(y, t)`. On an error
 /// returns nothing, sets `Error` and `ErrorAt` (the offset in `Spec`).
 std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &Spec,
-                                                             std::string &Error,
-                                                             size_t &ErrorAt);
+                                                             std::string &Error, size_t &ErrorAt);
 
 /// The column where a pragma's text (after `#pragma `) starts in its source
 /// line, so that errors can point into it; 0 when unknown.
