@@ -2,7 +2,9 @@
 #include "driver/Options.h"
 
 #include "driver/IspcFlags.h"
+#include "ir/Coarsening.h"
 #include "ir/HorizontalFusion.h"
+#include "ir/VerticalFusion.h"
 #include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -290,6 +292,24 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
         return fail("--hfuse=" + V + ": " + Problem);
       O.HFuse.push_back(V);
     })
+    TRY_VALUE("--vfuse", {
+      std::string Problem;
+      size_t At = 0;
+      if (!ir::parseVerticalFusionSpec(V, Problem, At))
+        return fail("--vfuse=" + V + ": " + Problem);
+      O.VFuse.push_back(V);
+    })
+    if (A == "--vfuse-report") {
+      O.VFuseReport = true;
+      continue;
+    }
+    TRY_VALUE("--coarsen", {
+      std::string Problem;
+      size_t At = 0;
+      if (!ir::parseCoarsenSpec(V, Problem, At))
+        return fail("--coarsen=" + V + ": " + Problem);
+      O.Coarsen.push_back(V);
+    })
     TRY_VALUE("-o", O.Output = V)
     // Only "-h <file>": a glued "-hxyz" is far more likely a mistyped -help.
     if (A == "-h")
@@ -408,6 +428,18 @@ void printHelp(llvm::raw_ostream &OS) {
         "                      (GPU warps) per block run X (default 4 each); repeatable\n"
         "  --hfuse-config=<file>\n"
         "                      fusions one per line in the --hfuse syntax ('#' comments)\n"
+        "\n"
+        "vertical fusion (docs/fusion.md):\n"
+        "  --vfuse=A,B[,C...][:temp=y[,t...]]\n"
+        "                      also build kernel vfuse_A_B, which does A then B per element:\n"
+        "                      what A writes and B reads stays in registers; the temporaries\n"
+        "                      are not parameters and never stored; repeatable\n"
+        "  --vfuse-report       print each vertical fusion's merged loops, intermediates\n"
+        "                      kept in registers and the cost model's traffic estimate\n"
+        "  --coarsen=K:F, --coarsen=K:block=F\n"
+        "                      thread coarsening (each program instance does F items per\n"
+        "                      step of K's foreach loops) or block coarsening (each block\n"
+        "                      does the work of F blocks); repeatable\n"
         "\n"
         "diagnostics:\n"
         "  -w, --woff, --quiet no warnings\n"

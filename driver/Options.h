@@ -74,6 +74,11 @@ struct CompilerOptions {
   /// --hfuse values in command-line order (syntax checked while parsing).
   std::vector<std::string> HFuse;
   std::string HFuseConfig; ///< --hfuse-config
+  /// --vfuse values in command-line order (syntax checked while parsing).
+  std::vector<std::string> VFuse;
+  bool VFuseReport = false; ///< --vfuse-report
+  /// --coarsen values in command-line order (syntax checked while parsing).
+  std::vector<std::string> Coarsen;
 
   bool ShowHelp = false;
   bool ShowVersion = false;

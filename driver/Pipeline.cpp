@@ -19,12 +19,14 @@
 #include "frontend/Preprocessor.h"
 #include "frontend/Sema.h"
 #include "frontend/SourceManager.h"
+#include "ir/Coarsening.h"
 #include "ir/DivergenceTransform.h"
 #include "ir/HorizontalFusion.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
 #include "ir/VariabilityAnalysis.h"
+#include "ir/VerticalFusion.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
 #include "target/TargetInfo.h"
@@ -140,6 +142,20 @@ std::optional<std::vector<ir::FusionRequest>> fusionRequests(const CompilerOptio
       return std::nullopt;
     }
     Requests.push_back(std::move(*R));
+  }
+  return Requests;
+}
+
+/// The requests of a repeatable option (--vfuse, --coarsen), in command-line
+/// order; their syntax was checked by the option parser.
+template <typename Request, typename Parse>
+std::vector<Request> optionRequests(const std::vector<std::string> &Specs, Parse ParseSpec) {
+  std::vector<Request> Requests;
+  for (const std::string &Spec : Specs) {
+    std::string Problem;
+    size_t At = 0;
+    if (std::optional<Request> R = ParseSpec(Spec, Problem, At))
+      Requests.push_back(std::move(*R));
   }
   return Requests;
 }
@@ -280,13 +296,30 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   if (!verifyIR(*IRM, false, Diags))
     return 1;
 
-  // 6. Horizontal fusion (#pragma hfuse, --hfuse, --hfuse-config): builds the
+  // 6. Vertical fusion (#pragma vfuse, --vfuse): kernels run one after another
+  // become one whose intermediates stay in registers (docs/fusion.md).
+  auto VFusions =
+      optionRequests<ir::VerticalFusionRequest>(Opts.VFuse, ir::parseVerticalFusionSpec);
+  if (!ir::runVerticalFusion(*IRM, VFusions, Diags, Opts.VFuseReport))
+    return 1;
+  if (!verifyIR(*IRM, false, Diags))
+    return 1;
+
+  // 6b. Horizontal fusion (#pragma hfuse, --hfuse, --hfuse-config): builds the
   // fused kernels from unmasked IR, so the divergence transform treats their
   // clones like any other function.
   std::optional<std::vector<ir::FusionRequest>> Fusions = fusionRequests(Opts, Diags);
   if (!Fusions || !ir::runHorizontalFusion(*IRM, *Fusions, *Target, Diags))
     return 1;
   if (!IRM->FusedKernels.empty() && !verifyIR(*IRM, false, Diags))
+    return 1;
+
+  // 6c. Thread and block coarsening (#pragma coarsen, --coarsen), of any
+  // kernel, fused ones included (docs/fusion.md).
+  auto Coarsenings = optionRequests<ir::CoarsenRequest>(Opts.Coarsen, ir::parseCoarsenSpec);
+  if (!ir::runCoarsening(*IRM, Coarsenings, *Target, Diags))
+    return 1;
+  if (!verifyIR(*IRM, false, Diags))
     return 1;
 
   // 7. Variability analysis: varying values that are provably uniform become

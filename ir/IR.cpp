@@ -191,6 +191,22 @@ void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Val
   }
 }
 
+void replaceUses(Region &R, const Value *From, Value *To) {
+  for (auto &P : R.Ops) {
+    for (Value *&V : P->Operands)
+      if (V == From)
+        V = To;
+    for (Value *&V : P->IndexVars)
+      if (V == From)
+        V = To;
+    for (Value *&V : P->LaunchCounts)
+      if (V == From)
+        V = To;
+    for (auto &Sub : P->Regions)
+      replaceUses(*Sub, From, To);
+  }
+}
+
 const Type *loadedType(TypeContext &Types, const Type *AddrTy) {
   const Type *Pointee = AddrTy->getPointee();
   if (AddrTy->isVarying())

@@ -247,6 +247,9 @@ private:
 /// other replacements and ends with old value -> copy for every result.
 void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Value *> &Map);
 
+/// Replaces every use of `From` inside `R` (and the regions nested in it) by `To`.
+void replaceUses(Region &R, const Value *From, Value *To);
+
 /// The type of a value at the address `Addr` points to, with the address's
 /// variability: loading through a varying pointer yields a varying value.
 const Type *loadedType(TypeContext &Types, const Type *AddrTy);

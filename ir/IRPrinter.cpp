@@ -8,8 +8,6 @@
 
 namespace spmdc::ir {
 
-namespace {
-
 const char *builtinName(BuiltinVar B) {
   switch (B) {
   case BuiltinVar::ProgramIndex:
@@ -49,6 +47,8 @@ const char *builtinName(BuiltinVar B) {
   }
   return "?";
 }
+
+namespace {
 
 class Printer {
 public:

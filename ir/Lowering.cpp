@@ -508,6 +508,7 @@ void FunctionLowering::stmt(Stmt *S) {
       Slots.push_back(B.var(D.Var->Ty, D.Var->Name));
       Locals[D.Var] = Slots.back();
     }
+    B.setLoc(S->Loc); // the loop's, not its last bound's
     Op *O = B.create(OpCode::Foreach, nullptr, Bounds);
     O->Tiled = Fe->Tiled;
     O->IndexVars = Slots;
@@ -841,6 +842,7 @@ Value *FunctionLowering::address(Expr *E) {
                  : unsupportedAddress(E, "the address of a struct or array inside soa data");
     Value *Base = decayedBase(I->Base);
     Value *Index = rvalue(I->Index);
+    B.setLoc(E->Loc); // the element's ops are the subscript's, not its index's
     if (!Base->Ty->isPointer())
       return unsupportedAddress(E, "this subscript");
     // A varying index gives one address per lane; into varying data each

@@ -1,0 +1,305 @@
+// The vertical-fusion benchmark on the GPU (scripts/fusion-bench.sh): for each example of
+// examples/fusion, times spmdc's kernels apart (one launch per kernel, intermediates in
+// global memory), spmdc's fused kernel (vfuse_..., from the examples' #pragma vfuse) launched
+// with k times fewer gangs (warps = work items / (32 k)), as built and thread-coarsened by 4
+// in the compiler, and the same chain
+// fused by hand in CUDA (kernels_cuda.cuh), and prints each against the device's copy
+// bandwidth; "tuned" is the fastest fused variant measured. Every output is first checked
+// against the scalar C++ reference (../reference.h): `gpu check: N passed, M failed`.
+//
+//   bench DIR        (DIR/kernels.ptx from spmdc --target=nvptx-sm_90 -O3 kernels.spmd,
+//                     DIR/kernels-coarsen4.ptx the same with --coarsen=vfuse_...:4 each)
+#include "cuda_bench.h"
+#include "kernels_cuda.cuh"
+#include "reference.h"
+#include "spmdc_cuda.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int WarmUps = 3, TimedRuns = 21;
+int Passed = 0, Failed = 0;
+
+void checkLoader(int Rc, const std::string &What) {
+  if (Rc != 0)
+    fatal(What + ": " + spmdc_cuda_last_error());
+}
+
+using ref::randomFloats;
+
+struct Timer {
+  cudaEvent_t Start, Stop;
+  Timer() {
+    check(cudaEventCreate(&Start), "event");
+    check(cudaEventCreate(&Stop), "event");
+  }
+  /// Median milliseconds of `Body` (warm-up runs first).
+  double median(const std::function<void()> &Body) {
+    for (int I = 0; I < WarmUps; ++I)
+      Body();
+    std::vector<float> Ms;
+    for (int I = 0; I < TimedRuns; ++I) {
+      check(cudaEventRecord(Start), "record");
+      Body();
+      check(cudaEventRecord(Stop), "record");
+      check(cudaEventSynchronize(Stop), "synchronize");
+      float T;
+      check(cudaEventElapsedTime(&T, Start, Stop), "elapsed");
+      Ms.push_back(T);
+    }
+    std::sort(Ms.begin(), Ms.end());
+    return Ms[Ms.size() / 2];
+  }
+};
+
+struct Module {
+  spmdc_cuda_module M{};
+  std::map<std::string, CUfunction> K;
+  CUfunction get(const std::string &Name) {
+    auto It = K.find(Name);
+    if (It != K.end())
+      return It->second;
+    CUfunction F;
+    checkLoader(spmdc_cuda_get_kernel(&M, Name.c_str(), &F), "kernel " + Name);
+    return K[Name] = F;
+  }
+};
+
+/// Launches spmdc kernel `Name` as `Warps` gangs, 8 warps per block.
+template <typename... A> void spmd(Module &Mod, const char *Name, unsigned Warps, A... Args) {
+  void *Ptrs[] = {&Args...};
+  checkLoader(spmdc_cuda_launch_warps(Mod.get(Name), Warps, 8, nullptr, Ptrs), Name);
+}
+
+unsigned blocksFor(size_t Threads) { return unsigned((Threads + 255) / 256); }
+
+void verdict(const std::string &What, const std::vector<float> &Got, const std::vector<float> &Want,
+             double Tolerance, double Floor) {
+  double W = 0;
+  for (size_t I = 0; I < Want.size(); ++I) {
+    double E = std::fabs(double(Got[I]) - Want[I]) / (std::fabs(double(Want[I])) + Floor);
+    if (!(E <= W))
+      W = std::isnan(E) ? INFINITY : E;
+  }
+  bool Ok = W <= Tolerance;
+  std::printf("%-56s %s  worst error %.2g\n", What.c_str(), Ok ? "ok" : "FAIL", W);
+  (Ok ? Passed : Failed) += 1;
+}
+
+/// One example: its runs (name -> launch), the reference, the bytes a fused kernel must move.
+struct Example {
+  std::string Name;
+  std::function<void()> Apart;
+  std::vector<std::pair<std::string, std::function<void()>>> Fused; ///< per coarsening factor
+  std::function<void()> Cuda;
+  DeviceBuffer<float> *Out;
+  std::vector<float> Want;
+  double Tolerance, Floor, Bytes;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    fatal("usage: bench DIR");
+  std::string Dir = argv[1];
+  Module Mod;
+  checkLoader(spmdc_cuda_load_ptx_file(&Mod.M, 0, (Dir + "/kernels.ptx").c_str()), "load kernels.ptx");
+  cudaDeviceProp Prop;
+  check(cudaGetDeviceProperties(&Prop, 0), "properties");
+  std::printf("device: %s, %d SMs\n", Prop.name, Prop.multiProcessorCount);
+
+  const int Rows = 65536, Cols = 1024, N = Rows * Cols;
+  const float a = 1.5f, b = -0.25f, p = 0.1f;
+  const uint32_t seed = 12345;
+  std::vector<float> hX = randomFloats(N, -2.0f, 2.0f, 1), hPos = randomFloats(N, 0.1f, 2.0f, 2),
+                     hBias = randomFloats(Cols, -0.5f, 0.5f, 3), hGamma = randomFloats(Cols, 0.5f, 1.5f, 4),
+                     hBeta = randomFloats(Cols, -0.5f, 0.5f, 5);
+  DeviceBuffer<float> X(N), Pos(N), Bias(Cols), Gamma(Cols), Beta(Cols), Y(N), T1(N), T2(N), T3(N),
+      T4(N), R1(Rows), R2(Rows);
+  X.upload(hX), Pos.upload(hPos), Bias.upload(hBias), Gamma.upload(hGamma), Beta.upload(hBeta);
+  float *x = X.Ptr, *pos = Pos.Ptr, *bias = Bias.Ptr, *gamma = Gamma.Ptr, *beta = Beta.Ptr, *y = Y.Ptr,
+        *t1 = T1.Ptr, *t2 = T2.Ptr, *t3 = T3.Ptr, *t4 = T4.Ptr, *r1 = R1.Ptr, *r2 = R2.Ptr;
+  int n = N, rows = Rows, cols = Cols;
+  const unsigned ElemWarps = unsigned((N + 31) / 32);
+  // The fused kernels as built, and thread-coarsened by 4 (--coarsen=vfuse_...:4), each
+  // launched with k times fewer gangs than work items / 32 (rows: than rows).
+  Module Coarse;
+  checkLoader(spmdc_cuda_load_ptx_file(&Coarse.M, 0, (Dir + "/kernels-coarsen4.ptx").c_str()),
+              "load kernels-coarsen4.ptx");
+  const std::vector<std::pair<Module *, unsigned>> Variants = {
+      {&Mod, 1}, {&Mod, 4}, {&Mod, 16}, {&Coarse, 4}, {&Coarse, 16}};
+
+  Timer Clock;
+  // The device's copy bandwidth: read N floats, write N floats.
+  double CopyMs = Clock.median([&] {
+    cuda_copy<<<Prop.multiProcessorCount * 8, 256>>>(reinterpret_cast<const float4 *>(x),
+                                                      reinterpret_cast<float4 *>(y), size_t(N) / 4);
+  });
+  double CopyGBs = 2.0 * N * 4 / (CopyMs * 1e6);
+  std::printf("copy: %.3f ms for %d MiB each way, %.0f GB/s\n", CopyMs, N * 4 >> 20, CopyGBs);
+
+  std::vector<Example> E;
+  auto variants = [&](std::function<void(Module &, unsigned)> Fused) {
+    std::vector<std::pair<std::string, std::function<void()>>> V;
+    for (const auto &Variant : Variants) {
+      Module *Mo = Variant.first;
+      unsigned K = Variant.second;
+      V.push_back({std::string(Mo == &Mod ? "" : "coarsen(4) ") + "k=" + std::to_string(K),
+                   [=] { Fused(*Mo, K); }});
+    }
+    return V;
+  };
+  {
+    Example Ex{"map chain (5 maps)"};
+    Ex.Apart = [&] {
+      spmd(Mod, "map1", ElemWarps, x, t1, a, b, n);
+      spmd(Mod, "map2", ElemWarps, t1, t2, n);
+      spmd(Mod, "map3", ElemWarps, t2, t3, n);
+      spmd(Mod, "map4", ElemWarps, x, t3, t4, n);
+      spmd(Mod, "map5", ElemWarps, t4, y, n);
+    };
+    Ex.Fused = variants([&](Module &Mo, unsigned K) {
+      spmd(Mo, "vfuse_map1_map2_map3_map4_map5", (ElemWarps + K - 1) / K, x, a, b, n, y);
+    });
+    Ex.Cuda = [&] { cuda_map_chain<<<blocksFor(N), 256>>>(x, y, a, b, n); };
+    Ex.Want.resize(N);
+    ref::mapChain(hX, a, b, Ex.Want);
+    Ex.Tolerance = 1e-5, Ex.Floor = 1e-3, Ex.Bytes = 8.0 * N;
+    E.push_back(std::move(Ex));
+  }
+  {
+    Example Ex{"bias + GELU + dropout"};
+    Ex.Apart = [&] {
+      spmd(Mod, "bias_add", ElemWarps, x, bias, t1, cols, n);
+      spmd(Mod, "gelu", ElemWarps, t1, t2, n);
+      spmd(Mod, "dropout", ElemWarps, t2, y, seed, p, n);
+    };
+    Ex.Fused = variants([&](Module &Mo, unsigned K) {
+      spmd(Mo, "vfuse_bias_add_gelu_dropout", (ElemWarps + K - 1) / K, x, bias, cols, n, y, seed, p);
+    });
+    Ex.Cuda = [&] { cuda_bias_gelu_dropout<<<blocksFor(N), 256>>>(x, bias, y, cols, n, seed, p); };
+    Ex.Want.resize(N);
+    ref::biasGeluDropout(hX, hBias, Cols, seed, p, Ex.Want);
+    Ex.Tolerance = 5e-5, Ex.Floor = 1e-3, Ex.Bytes = 8.0 * N;
+    E.push_back(std::move(Ex));
+  }
+  {
+    Example Ex{"softmax (max, exp-sum, divide)"};
+    Ex.Apart = [&] {
+      spmd(Mod, "row_max", Rows, x, r1, rows, cols);
+      spmd(Mod, "row_expsum", Rows, x, r1, r2, rows, cols);
+      spmd(Mod, "row_divide", Rows, x, r1, r2, y, rows, cols);
+    };
+    Ex.Fused = variants([&](Module &Mo, unsigned K) {
+      spmd(Mo, "vfuse_row_max_row_expsum_row_divide", Rows / K, x, rows, cols, y);
+    });
+    Ex.Cuda = [&] { cuda_softmax<<<Rows / 8, 256>>>(x, y, rows, cols); };
+    Ex.Want.resize(N);
+    ref::softmax(hX, Rows, Cols, Ex.Want);
+    Ex.Tolerance = 1e-4, Ex.Floor = 1e-6, Ex.Bytes = 8.0 * N;
+    E.push_back(std::move(Ex));
+  }
+  {
+    Example Ex{"layer normalization"};
+    Ex.Apart = [&] {
+      spmd(Mod, "ln_mean", Rows, x, r1, rows, cols);
+      spmd(Mod, "ln_var", Rows, x, r1, r2, rows, cols);
+      spmd(Mod, "ln_normalize", Rows, x, r1, r2, gamma, beta, y, rows, cols);
+    };
+    Ex.Fused = variants([&](Module &Mo, unsigned K) {
+      spmd(Mo, "vfuse_ln_mean_ln_var_ln_normalize", Rows / K, x, rows, cols, gamma, beta, y);
+    });
+    Ex.Cuda = [&] { cuda_layernorm<<<Rows / 8, 256>>>(x, gamma, beta, y, rows, cols); };
+    Ex.Want.resize(N);
+    ref::layerNorm(hX, hGamma, hBeta, Rows, Cols, Ex.Want);
+    Ex.Tolerance = 1e-4, Ex.Floor = 1e-2, Ex.Bytes = 8.0 * N;
+    E.push_back(std::move(Ex));
+  }
+  {
+    Example Ex{"row sum + broadcast divide"};
+    Ex.Apart = [&] {
+      spmd(Mod, "row_sum", Rows, pos, r1, rows, cols);
+      spmd(Mod, "row_scale", Rows, pos, r1, y, rows, cols);
+    };
+    Ex.Fused = variants([&](Module &Mo, unsigned K) { spmd(Mo, "vfuse_row_sum_row_scale", Rows / K, pos, rows, cols, y); });
+    Ex.Cuda = [&] { cuda_row_normalize<<<Rows / 8, 256>>>(pos, y, rows, cols); };
+    Ex.Want.resize(N);
+    ref::rowNormalize(hPos, Rows, Cols, Ex.Want);
+    Ex.Tolerance = 1e-5, Ex.Floor = 1e-6, Ex.Bytes = 8.0 * N;
+    E.push_back(std::move(Ex));
+  }
+  {
+    Example Ex{"two-stage stencil"};
+    Ex.Apart = [&] {
+      spmd(Mod, "blur3", ElemWarps, x, t1, n);
+      spmd(Mod, "diff3", ElemWarps, t1, y, n);
+    };
+    Ex.Cuda = [&] { cuda_stencil2<<<(N + StencilBlock - 1) / StencilBlock, StencilBlock>>>(x, y, n); };
+    Ex.Want.resize(N);
+    ref::stencil2(hX, Ex.Want);
+    Ex.Tolerance = 1e-5, Ex.Floor = 1e-2, Ex.Bytes = 8.0 * N;
+    E.push_back(std::move(Ex));
+  }
+
+  // Correctness first: every way of running each example against the reference.
+  auto checkRun = [&](Example &Ex, const std::string &Way, const std::function<void()> &Run) {
+    check(cudaMemset(y, 0xff, size_t(N) * 4), "poison");
+    Run();
+    check(cudaDeviceSynchronize(), ("run " + Ex.Name + " " + Way).c_str());
+    verdict(Ex.Name + ": " + Way, Y.download(), Ex.Want, Ex.Tolerance, Ex.Floor);
+  };
+  // Block coarsening on the GPU: the map chain's kernels apart, block-coarsened by 4 in the
+  // coarsen(4) module, launched with 4 times fewer blocks, do what the plain launch does.
+  auto ApartBlocks4 = [&] {
+    unsigned W = (ElemWarps + 3) / 4;
+    spmd(Coarse, "map1", W, x, t1, a, b, n);
+    spmd(Coarse, "map2", W, t1, t2, n);
+    spmd(Coarse, "map3", W, t2, t3, n);
+    spmd(Coarse, "map4", W, x, t3, t4, n);
+    spmd(Coarse, "map5", W, t4, y, n);
+  };
+  checkRun(E[0], "spmdc apart, blocks coarsened by 4", ApartBlocks4);
+  for (Example &Ex : E) {
+    checkRun(Ex, "spmdc apart", Ex.Apart);
+    for (auto &[Way, Run] : Ex.Fused)
+      checkRun(Ex, "spmdc fused " + Way, Run);
+    checkRun(Ex, "CUDA fused by hand", Ex.Cuda);
+  }
+  std::printf("gpu check: %d passed, %d failed\n\n", Passed, Failed);
+
+  std::printf("| example | apart (ms) | fused k=1 | k=4 | k=16 | coarsen(4) k=4 | coarsen(4) k=16 | "
+              "tuned | CUDA by hand (ms) | apart/tuned | apart/fused k=1 | tuned/CUDA | "
+              "tuned %% of copy BW | CUDA %% of copy BW |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (Example &Ex : E) {
+    double Apart = Clock.median(Ex.Apart), Cuda = Clock.median(Ex.Cuda);
+    std::vector<double> F;
+    for (auto &Run : Ex.Fused)
+      F.push_back(Clock.median(Run.second));
+    std::printf("| %s | %.3f |", Ex.Name.c_str(), Apart);
+    if (F.empty()) {
+      std::printf(" - | - | - | - | - | - | %.3f | - | - | - | - | %.0f%% |\n", Cuda,
+                  100.0 * Ex.Bytes / (Cuda * 1e6) / CopyGBs);
+      continue;
+    }
+    size_t Best = std::min_element(F.begin(), F.end()) - F.begin();
+    for (double T : F)
+      std::printf(" %.3f |", T);
+    std::printf(" %s | %.3f | %.2fx | %.2fx | %.2fx | %.0f%% | %.0f%% |\n", Ex.Fused[Best].first.c_str(),
+                Cuda, Apart / F[Best], Apart / F[0], F[Best] / Cuda,
+                100.0 * Ex.Bytes / (F[Best] * 1e6) / CopyGBs, 100.0 * Ex.Bytes / (Cuda * 1e6) / CopyGBs);
+  }
+  std::printf("\nmap chain apart, each kernel block-coarsened by 4 (4x fewer blocks): %.3f ms\n",
+              Clock.median(ApartBlocks4));
+  spmdc_cuda_unload(&Coarse.M);
+  spmdc_cuda_unload(&Mod.M);
+  return Failed ? 1 : 0;
+}

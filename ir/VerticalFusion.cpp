@@ -1,0 +1,1171 @@
+// Vertical fusion (thread composition): kernels run one after another become one kernel.
+//
+// `vfuse_A_B(params)` means "A(params); B(params)", the parameters unified by
+// name. The pass merges the kernels' loops level by level where their index
+// spaces are the same (a `foreach` over equal bounds, a uniform loop with the
+// same start, condition and step), so each iteration of the fused loop does A's
+// work and then B's. That is legal when every buffer one kernel writes and
+// another accesses is accessed at one index that is a function of the merged
+// loops' variables: then the element B reads in an iteration is the one A wrote
+// in that same iteration, by the same program instance (for a `foreach`) or the
+// same gang (for a uniform loop). Such an intermediate is then forwarded through
+// a local slot (a register after LLVM's SROA) instead of global memory, and not
+// stored at all when the request names it a temporary. See docs/fusion.md.
+#include "ir/VerticalFusion.h"
+
+#include "frontend/Diagnostics.h"
+#include "frontend/SourceManager.h"
+#include "ir/IR.h"
+#include "ir/IRPrinter.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace spmdc::ir {
+
+//===----------------------------------------------------------------------===//
+// Requests
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A tiny scanner over a request's text that remembers offsets for errors.
+class SpecScanner {
+public:
+  explicit SpecScanner(llvm::StringRef Text) : Text(Text) {}
+  size_t skipSpace() {
+    while (Pos < Text.size() && std::isspace(static_cast<unsigned char>(Text[Pos])))
+      ++Pos;
+    return Pos;
+  }
+  std::string identifier() {
+    skipSpace();
+    size_t B = Pos;
+    if (Pos < Text.size() &&
+        (std::isalpha(static_cast<unsigned char>(Text[Pos])) || Text[Pos] == '_'))
+      while (Pos < Text.size() &&
+             (std::isalnum(static_cast<unsigned char>(Text[Pos])) || Text[Pos] == '_'))
+        ++Pos;
+    return Text.substr(B, Pos - B).str();
+  }
+  bool accept(char C) {
+    skipSpace();
+    if (Pos < Text.size() && Text[Pos] == C) {
+      ++Pos;
+      return true;
+    }
+    return false;
+  }
+  bool atEnd() { return skipSpace() == Text.size(); }
+  size_t Pos = 0;
+  llvm::StringRef Text;
+};
+
+} // namespace
+
+std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &Spec,
+                                                             std::string &Error, size_t &ErrorAt) {
+  VerticalFusionRequest R;
+  R.Spelling = Spec;
+  SpecScanner S(Spec);
+  auto Fail = [&](size_t At, const std::string &Message) {
+    Error = Message;
+    ErrorAt = At;
+    return std::nullopt;
+  };
+  do {
+    size_t At = S.skipSpace();
+    std::string Name = S.identifier();
+    if (Name.empty())
+      return Fail(At, "expected a kernel name");
+    R.Kernels.push_back(Name);
+    R.KernelCols.push_back(static_cast<uint32_t>(At));
+  } while (S.accept(','));
+  if (R.Kernels.size() < 2)
+    return Fail(S.skipSpace(), "a vertical fusion needs at least two kernels (A,B)");
+  if (S.accept(':')) {
+    size_t At = S.skipSpace();
+    if (S.identifier() != "temp")
+      return Fail(At, "expected 'temp' after ':'");
+    bool Paren = S.accept('(');
+    if (!Paren && !S.accept('='))
+      return Fail(S.skipSpace(), "expected 'temp=y,...' or 'temp(y, ...)'");
+    do {
+      size_t NameAt = S.skipSpace();
+      std::string Name = S.identifier();
+      if (Name.empty())
+        return Fail(NameAt, "expected the name of a temporary buffer");
+      R.Temps.push_back(Name);
+      R.TempCols.push_back(static_cast<uint32_t>(NameAt));
+    } while (S.accept(','));
+    if (Paren && !S.accept(')'))
+      return Fail(S.skipSpace(), "expected ')' after the temporaries");
+  }
+  if (!S.atEnd())
+    return Fail(S.Pos, "unexpected '" + Spec.substr(S.Pos) + "'");
+  return R;
+}
+
+namespace {
+
+/// `#pragma vfuse(A, B : temp(y))`: the text between the parentheses in the
+/// --vfuse grammar; columns are turned into the source line's.
+bool isVerticalFusionPragma(const Pragma &P) {
+  llvm::StringRef T(P.Text);
+  return T.consume_front("vfuse") && (T.empty() || T.front() == '(' || std::isspace(T.front()));
+}
+
+} // namespace
+
+uint32_t pragmaTextColumn(const Pragma &P, DiagnosticEngine &Diags) {
+  // The preprocessor reprints pragmas, so find the text in the user's line.
+  if (P.Loc.isValid())
+    if (auto Line = Diags.getSourceManager().getLine(*P.Loc.File, P.Loc.Line)) {
+      size_t At = Line->find(P.Text, P.Loc.Col ? P.Loc.Col - 1 : 0);
+      if (At != std::string_view::npos)
+        return static_cast<uint32_t>(At + 1);
+    }
+  return 0;
+}
+
+namespace {
+
+std::optional<VerticalFusionRequest> readPragma(const Pragma &P, DiagnosticEngine &Diags) {
+  uint32_t BaseCol = pragmaTextColumn(P, Diags);
+  auto Fail = [&](size_t Offset, const std::string &Message) {
+    SourceLoc L = P.Loc;
+    if (BaseCol)
+      L.Col = BaseCol + static_cast<uint32_t>(Offset);
+    Diags.error(L, Message);
+    return std::nullopt;
+  };
+  llvm::StringRef T(P.Text);
+  size_t Open = T.find('(');
+  size_t Close = T.rfind(')');
+  if (Open == llvm::StringRef::npos)
+    return Fail(T.size(), "expected '(' in '#pragma vfuse'");
+  if (Close == llvm::StringRef::npos || Close < Open)
+    return Fail(T.size(), "expected ')' in '#pragma vfuse'");
+  llvm::StringRef After = T.substr(Close + 1);
+  if (!After.trim().empty())
+    return Fail(T.size() - After.ltrim().size(), "unexpected text after '#pragma vfuse(...)'");
+  std::string Inner = T.substr(Open + 1, Close - Open - 1).str();
+  std::string Error;
+  size_t ErrorAt = 0;
+  std::optional<VerticalFusionRequest> R = parseVerticalFusionSpec(Inner, Error, ErrorAt);
+  if (!R)
+    return Fail(Open + 1 + ErrorAt, Error + " in '#pragma vfuse'");
+  R->FromPragma = true;
+  R->Loc = P.Loc;
+  R->Spelling = "#pragma " + P.Text;
+  for (uint32_t &C : R->KernelCols)
+    C = BaseCol ? BaseCol + static_cast<uint32_t>(Open + 1) + C : 0;
+  for (uint32_t &C : R->TempCols)
+    C = BaseCol ? BaseCol + static_cast<uint32_t>(Open + 1) + C : 0;
+  return R;
+}
+
+//===----------------------------------------------------------------------===//
+// Index expressions as keys
+//===----------------------------------------------------------------------===//
+
+/// An index expression: `Key` is canonical (equal keys, equal values in the
+/// same iteration), `Text` is for messages, `Merged` says whether it depends
+/// on a merged loop's variable.
+struct IndexExpr {
+  std::string Key, Text;
+  bool Merged = false;
+};
+
+/// What the pass knows about a `var` slot of the fused body.
+struct SlotFacts {
+  unsigned Stores = 0;
+  Value *Stored = nullptr; ///< the value of the only store
+  bool Escapes = false;    ///< its address is used other than to load or store it
+};
+
+/// Where an access's address points: a parameter or global (`Root`) at an
+/// index, a local slot, or something the pass cannot follow.
+struct Place {
+  enum Kind { Local, Buffer, Unknown } K = Unknown;
+  std::string Root; ///< "x" for parameter x, "@g" for global g
+  IndexExpr Index;
+};
+
+struct Access {
+  Op *O;
+  unsigned Side;
+  bool Write;
+  bool ThroughCall;
+  Place P;
+};
+
+class VerticalFuser {
+public:
+  VerticalFuser(Module &M, DiagnosticEngine &Diags, bool Report)
+      : M(M), Diags(Diags), B(M), Report(Report) {}
+
+  /// Checks the request's names and kernels; fills `Kernels`.
+  bool check(const VerticalFusionRequest &R, std::vector<Function *> &Kernels) {
+    unsigned Before = Diags.errorCount();
+    std::set<std::string> Seen;
+    for (size_t I = 0; I < R.Kernels.size(); ++I) {
+      const std::string &N = R.Kernels[I];
+      SourceLoc L = at(R, R.KernelCols, I);
+      Function *F = nullptr;
+      for (auto &G : M.Functions)
+        if (G->Name == N && !G->IsStdlib && (!F || G->Body))
+          F = G.get();
+      if (!F) {
+        report(R, L, "unknown kernel '" + N + "'");
+        continue;
+      }
+      const FunctionFlags &Fl = F->flags();
+      if (!F->Body || !(Fl.Export || Fl.Task) || !F->Ty->getReturnType()->isVoid()) {
+        report(R, L, "kernel '" + N + "' is not a void export or task function defined here");
+        continue;
+      }
+      if (!Seen.insert(N).second) {
+        report(R, L, "kernel '" + N + "' appears twice in the fusion");
+        continue;
+      }
+      if (!Kernels.empty() && (Kernels[0]->flags().Export != Fl.Export)) {
+        report(R, L,
+               "kernel '" + N + "' is " + (Fl.Export ? "an export" : "a task") + " function but '" +
+                   Kernels[0]->Name +
+                   "' is not: fused kernels are all "
+                   "export or all task functions");
+        continue;
+      }
+      Kernels.push_back(F);
+    }
+    if (Diags.errorCount() != Before)
+      return false;
+    std::string Name = fusedName(R);
+    for (auto &G : M.Functions)
+      if (G->Name == Name) {
+        report(R, R.Loc, "a function named '" + Name + "' already exists");
+        return false;
+      }
+    return true;
+  }
+
+  void fuse(const VerticalFusionRequest &R, std::vector<Function *> &Kernels) {
+    Req = &R;
+    if (!buildSignature(R, Kernels))
+      return;
+    // Each kernel's body, cloned with its parameters replaced by the fused
+    // entry's, remembering which kernel every op came from.
+    std::vector<std::unique_ptr<Region>> Bodies;
+    for (size_t K = 0; K < Kernels.size(); ++K) {
+      std::map<const Value *, Value *> Map;
+      for (auto &P : Kernels[K]->Params)
+        Map[P.get()] = asType(ParamFor.at(P->NameHint), P->Ty);
+      Bodies.push_back(std::make_unique<Region>());
+      cloneRegionInto(*Kernels[K]->Body, *Bodies.back(), Map);
+      if (!tagSide(*Bodies.back(), static_cast<unsigned>(K), Kernels[K]))
+        return;
+    }
+    for (auto &Body : Bodies)
+      collectSlotFacts(*Body);
+    std::vector<Region *> Sides;
+    for (auto &Body : Bodies)
+      Sides.push_back(Body.get());
+    merge(Sides, *Entry->Body);
+    for (auto &P : Entry->Body->Ops)
+      P->ParentRegion = Entry->Body.get();
+    // The temporaries' stand-in null pointers and the parameters' conversions
+    // go first (the kernels' parameter slots use them).
+    std::vector<std::unique_ptr<Op>> Nulls;
+    for (auto &P : Prelude)
+      Nulls.push_back(std::move(P));
+    Entry->Body->Ops.insert(Entry->Body->Ops.begin(), std::make_move_iterator(Nulls.begin()),
+                            std::make_move_iterator(Nulls.end()));
+    if (!checkAccesses())
+      return;
+    Traffic Apart = traffic(/*Fused=*/false);
+    forwardIntermediates();
+    if (checkTemporariesGone())
+      judge(Apart, traffic(/*Fused=*/true));
+  }
+
+  static std::string fusedName(const VerticalFusionRequest &R) {
+    std::string N = "vfuse";
+    for (const std::string &K : R.Kernels)
+      N += "_" + K;
+    return N;
+  }
+
+private:
+  SourceLoc at(const VerticalFusionRequest &R, const std::vector<uint32_t> &Cols, size_t I) {
+    SourceLoc L = R.Loc;
+    if (R.FromPragma && I < Cols.size() && Cols[I])
+      L.Col = Cols[I];
+    return L;
+  }
+
+  /// Pragma errors point into the source; command-line ones name the option.
+  void report(const VerticalFusionRequest &R, SourceLoc L, const std::string &Message) {
+    if (R.FromPragma)
+      Diags.error(L, Message);
+    else
+      Diags.errorNoLoc("--vfuse=" + R.Spelling + ": " + Message);
+  }
+
+  /// The entry `vfuse_A_B(...)`: every kernel's parameters, the same name
+  /// meaning the same argument, minus the temporaries.
+  bool buildSignature(const VerticalFusionRequest &R, std::vector<Function *> &Kernels) {
+    std::vector<std::string> Names;
+    std::map<std::string, const Type *> TypeOf;
+    std::map<std::string, std::string> FirstUser;
+    for (size_t KI = 0; KI < Kernels.size(); ++KI)
+      for (size_t I = 0; I < Kernels[KI]->Params.size(); ++I) {
+        Function *K = Kernels[KI];
+        const std::string &N = K->Params[I]->NameHint;
+        const Type *T = K->Params[I]->Ty;
+        if (N.empty()) {
+          report(R, at(R, R.KernelCols, KI),
+                 "parameter " + std::to_string(I + 1) + " of kernel '" + K->Name +
+                     "' has no name; fused kernels match parameters by name");
+          return false;
+        }
+        auto [It, New] = TypeOf.try_emplace(N, T);
+        if (New) {
+          Names.push_back(N);
+          FirstUser[N] = K->Name;
+          continue;
+        }
+        const Type *Old = It->second;
+        if (Old == T)
+          continue;
+        // `const float x[]` in one kernel and `float x[]` in another: the
+        // same buffer; the fused parameter is the writable one.
+        if (Old->isPointer() && T->isPointer() &&
+            M.Types.withConst(Old->getPointee(), false) ==
+                M.Types.withConst(T->getPointee(), false) &&
+            Old->isVarying() == T->isVarying()) {
+          if (!T->getPointee()->isConst())
+            It->second = T;
+          continue;
+        }
+        report(R, at(R, R.KernelCols, KI),
+               "parameter '" + N + "' is '" + T->toString() + "' in kernel '" + K->Name +
+                   "' but '" + Old->toString() + "' in kernel '" + FirstUser[N] +
+                   "'; fused kernels match parameters by name");
+        return false;
+      }
+    for (size_t I = 0; I < R.Temps.size(); ++I) {
+      const std::string &N = R.Temps[I];
+      auto It = TypeOf.find(N);
+      if (It == TypeOf.end() || !It->second->isPointer()) {
+        report(R, at(R, R.TempCols, I),
+               It == TypeOf.end() ? "no kernel of the fusion has a parameter '" + N + "'"
+                                  : "temporary '" + N + "' is not a pointer or array parameter");
+        return false;
+      }
+      Temps.insert(N);
+    }
+    std::vector<const Type *> Types;
+    for (const std::string &N : Names)
+      if (!Temps.count(N))
+        Types.push_back(TypeOf[N]);
+    auto F = std::make_unique<Function>();
+    F->Name = F->Symbol = fusedName(R);
+    F->Loc = R.FromPragma ? R.Loc : Kernels[0]->Loc;
+    F->Ty = M.Types.getFunction(M.Types.getVoid(), Types, Kernels[0]->flags());
+    F->Body = std::make_unique<Region>();
+    for (const std::string &N : Names) {
+      if (Temps.count(N)) {
+        // A temporary has no argument: its uses must all be forwarded; a
+        // null stand-in keeps the kernels' parameter slots well-formed.
+        auto Null = std::make_unique<Op>(OpCode::ConstNull, F->Loc);
+        Null->Result = std::make_unique<Value>(TypeOf[N], Null.get());
+        Null->Result->NameHint = N;
+        Null->ParentRegion = F->Body.get();
+        ParamFor[N] = Null->result();
+        Prelude.push_back(std::move(Null));
+        continue;
+      }
+      F->Params.push_back(std::make_unique<Value>(TypeOf[N], nullptr));
+      F->Params.back()->NameHint = N;
+      ParamFor[N] = F->Params.back().get();
+    }
+    Entry = F.get();
+    M.Functions.push_back(std::move(F));
+    return true;
+  }
+
+  /// `V` as a kernel's parameter type (`const float *` for a fused `float *`).
+  Value *asType(Value *V, const Type *T) {
+    if (V->Ty == T)
+      return V;
+    auto C = std::make_unique<Op>(OpCode::Convert, Entry->Loc);
+    C->Cast = CastKind::NoOp;
+    C->Operands = {V};
+    C->Result = std::make_unique<Value>(T, C.get());
+    C->Result->NameHint = V->NameHint;
+    C->ParentRegion = Entry->Body.get();
+    Prelude.push_back(std::move(C));
+    return Prelude.back()->result();
+  }
+
+  /// Records each op's kernel; an early `return` would skip the later
+  /// kernels' work, so it is refused.
+  bool tagSide(Region &R, unsigned Side, Function *Kernel) {
+    for (auto &P : R.Ops) {
+      SideOf[P.get()] = Side;
+      if (P->Code == OpCode::Return || P->Code == OpCode::Goto) {
+        Diags.error(P->Loc, std::string("kernel '") + Kernel->Name + "' has a '" +
+                                (P->Code == OpCode::Return ? "return" : "goto") +
+                                "': in fused kernel '" + Entry->Name +
+                                "' it would skip the work of the kernels after it");
+        return false;
+      }
+      for (auto &Sub : P->Regions)
+        if (!tagSide(*Sub, Side, Kernel))
+          return false;
+    }
+    return true;
+  }
+
+  void collectSlotFacts(Region &R) {
+    for (auto &P : R.Ops) {
+      Op &O = *P;
+      for (size_t I = 0; I < O.Operands.size(); ++I) {
+        Value *V = O.Operands[I];
+        if (!V || !V->Def || V->Def->Code != OpCode::Var)
+          continue;
+        SlotFacts &S = Slots[V];
+        if (O.Code == OpCode::Store && I == 0) {
+          ++S.Stores;
+          S.Stored = O.Operands[1];
+        } else if (!(O.Code == OpCode::Load && I == 0)) {
+          S.Escapes = true;
+        }
+      }
+      for (Value *V : O.IndexVars)
+        Slots[V].Stores += 2; // written by the loop: never a single-store slot
+      for (auto &Sub : O.Regions)
+        collectSlotFacts(*Sub);
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Keys
+  //===--------------------------------------------------------------------===//
+
+  IndexExpr keyOf(Value *V, unsigned Depth = 0) {
+    if (!V || Depth > 64)
+      return unknown(V);
+    Op *D = V->Def;
+    if (!D) {
+      for (auto &P : Entry->Params)
+        if (P.get() == V)
+          return {"p:" + V->NameHint, V->NameHint, false};
+      return unknown(V);
+    }
+    switch (D->Code) {
+    case OpCode::ConstInt:
+      return {"#" + std::to_string(D->Imm), std::to_string(D->Imm), false};
+    case OpCode::ConstFloat:
+      return {"#f" + std::to_string(D->FImm), std::to_string(D->FImm), false};
+    case OpCode::Builtin:
+      return {std::string("b:") + builtinName(D->BuiltinId), builtinName(D->BuiltinId), false};
+    case OpCode::Broadcast:
+    case OpCode::Convert:
+      // Variability and integer width do not change which element is named.
+      return keyOf(D->Operands[0], Depth + 1);
+    case OpCode::Unary: {
+      IndexExpr A = keyOf(D->Operands[0], Depth + 1);
+      std::string S = unaryOpSpelling(D->UnOp);
+      return {"(" + S + " " + A.Key + ")", S + A.Text, A.Merged};
+    }
+    case OpCode::Binary: {
+      IndexExpr A = keyOf(D->Operands[0], Depth + 1), C = keyOf(D->Operands[1], Depth + 1);
+      std::string S = binaryOpSpelling(D->BinOp);
+      return {"(" + S + " " + A.Key + " " + C.Key + ")", A.Text + " " + S + " " + C.Text,
+              A.Merged || C.Merged};
+    }
+    case OpCode::Select: {
+      IndexExpr A = keyOf(D->Operands[0], Depth + 1), C = keyOf(D->Operands[1], Depth + 1),
+                E = keyOf(D->Operands[2], Depth + 1);
+      return {"(? " + A.Key + " " + C.Key + " " + E.Key + ")",
+              A.Text + " ? " + C.Text + " : " + E.Text, A.Merged || C.Merged || E.Merged};
+    }
+    case OpCode::Call: {
+      if (!D->Callee || !D->Callee->IsStdlib)
+        return unknown(V);
+      IndexExpr R{"(call " + D->Callee->Symbol, D->Callee->Name + "(", false};
+      for (size_t I = 0; I < D->Operands.size(); ++I) {
+        IndexExpr A = keyOf(D->Operands[I], Depth + 1);
+        if (A.Key.starts_with("?"))
+          return unknown(V);
+        R.Key += " " + A.Key;
+        R.Text += (I ? ", " : "") + A.Text;
+        R.Merged |= A.Merged;
+      }
+      R.Key += ")";
+      R.Text += ")";
+      return R;
+    }
+    case OpCode::Load: {
+      Value *Slot = D->Operands[0];
+      auto Tok = Tokens.find(Slot);
+      if (Tok != Tokens.end())
+        return {Tok->second, Slot->NameHint, true};
+      auto S = Slots.find(Slot);
+      if (Slot->Def && Slot->Def->Code == OpCode::Var && S != Slots.end() &&
+          S->second.Stores == 1 && !S->second.Escapes)
+        return keyOf(S->second.Stored, Depth + 1);
+      return unknown(V);
+    }
+    default:
+      return unknown(V);
+    }
+  }
+
+  /// A value the pass cannot name: equal only to itself.
+  IndexExpr unknown(Value *V) {
+    std::string Text = V && !V->NameHint.empty() ? V->NameHint : "?";
+    if (V && V->Def && V->Def->Code == OpCode::Load && !V->Def->Operands[0]->NameHint.empty())
+      Text = V->Def->Operands[0]->NameHint;
+    return {"?" + std::to_string(reinterpret_cast<uintptr_t>(V)), Text, false};
+  }
+
+  Place placeOf(Value *Addr, unsigned Depth = 0) {
+    Place P;
+    if (!Addr || Depth > 64)
+      return P;
+    Op *D = Addr->Def;
+    if (!D) {
+      if (keyOf(Addr).Key.starts_with("p:")) {
+        P.K = Place::Buffer;
+        P.Root = Addr->NameHint;
+      }
+      return P;
+    }
+    switch (D->Code) {
+    case OpCode::Var:
+    case OpCode::New:
+      P.K = Place::Local;
+      return P;
+    case OpCode::ConstNull:
+      // A temporary's stand-in.
+      P.K = Place::Buffer;
+      P.Root = Addr->NameHint;
+      return P;
+    case OpCode::GlobalAddr:
+      P.K = Place::Buffer;
+      P.Root = "@" + D->GlobalRef->Name;
+      return P;
+    case OpCode::Convert:
+    case OpCode::Broadcast:
+      return placeOf(D->Operands[0], Depth + 1);
+    case OpCode::ElementAddr: {
+      P = placeOf(D->Operands[0], Depth + 1);
+      IndexExpr I = keyOf(D->Operands[1]);
+      P.Index.Key += "[" + I.Key + "]";
+      P.Index.Text += "[" + I.Text + "]";
+      P.Index.Merged |= I.Merged;
+      return P;
+    }
+    case OpCode::FieldAddr:
+      P = placeOf(D->Operands[0], Depth + 1);
+      P.Index.Key += "." + std::to_string(D->FieldIndex);
+      P.Index.Text += ".field" + std::to_string(D->FieldIndex);
+      return P;
+    case OpCode::Load: {
+      // A pointer read from a slot that holds one value (a parameter's slot).
+      Value *Slot = D->Operands[0];
+      auto S = Slots.find(Slot);
+      if (Slot->Def && Slot->Def->Code == OpCode::Var && S != Slots.end() &&
+          S->second.Stores == 1 && !S->second.Escapes)
+        return placeOf(S->second.Stored, Depth + 1);
+      return P;
+    }
+    default:
+      return P;
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Merging the kernels' loops
+  //===--------------------------------------------------------------------===//
+
+  /// Ops that may move past another kernel's loop: no memory but local
+  /// slots, no calls but pure standard-library ones, no control flow.
+  bool isLocal(Op &O) {
+    switch (O.Code) {
+    case OpCode::ConstInt:
+    case OpCode::ConstFloat:
+    case OpCode::ConstNull:
+    case OpCode::Builtin:
+    case OpCode::Unary:
+    case OpCode::Binary:
+    case OpCode::Convert:
+    case OpCode::Broadcast:
+    case OpCode::Select:
+    case OpCode::SizeOf:
+    case OpCode::Var:
+    case OpCode::GlobalAddr:
+    case OpCode::FuncAddr:
+    case OpCode::ElementAddr:
+    case OpCode::FieldAddr:
+      return true;
+    case OpCode::Load:
+    case OpCode::Store:
+      return placeOf(O.Operands[0]).K == Place::Local;
+    case OpCode::Call:
+      if (!O.Callee || !O.Callee->IsStdlib || !O.Result)
+        return false;
+      for (Value *V : O.Operands)
+        if (V->Ty->isPointer())
+          return false;
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  /// Does `R` hold a break/continue of the loop that owns it?
+  static bool leavesLoop(Region &R) {
+    for (auto &P : R.Ops) {
+      if (P->Code == OpCode::Break || P->Code == OpCode::Continue)
+        return true;
+      if (P->Code == OpCode::Loop || P->Code == OpCode::Foreach)
+        continue; // their own break/continue
+      for (auto &Sub : P->Regions)
+        if (leavesLoop(*Sub))
+          return true;
+    }
+    return false;
+  }
+
+  /// The variable a uniform loop steps: the one slot its step region stores.
+  Value *loopVariable(Op &L) {
+    Value *Var = nullptr;
+    for (auto &P : L.region(2).Ops) {
+      if (P->Code == OpCode::Store) {
+        if (Var || !P->Operands[0]->Def || P->Operands[0]->Def->Code != OpCode::Var)
+          return nullptr;
+        Var = P->Operands[0];
+      } else if (!isLocal(*P)) {
+        return nullptr;
+      }
+    }
+    if (!Var || Slots[Var].Escapes)
+      return nullptr;
+    return Var;
+  }
+
+  /// The value stored last into `Slot` among `Ops` before position `End`.
+  static Value *lastStore(Region &R, size_t End, Value *Slot) {
+    Value *V = nullptr;
+    for (size_t I = 0; I < End; ++I)
+      if (R.Ops[I]->Code == OpCode::Store && R.Ops[I]->Operands[0] == Slot)
+        V = R.Ops[I]->Operands[1];
+    return V;
+  }
+
+  /// Could side `S`'s loop `L` run as one loop with side 0's loop `L0`?
+  /// Assigns the shared tokens to the loops' variables when it can.
+  bool sameIterations(Region &R0, size_t At0, Region &R, size_t At, std::string &Why) {
+    Op &L0 = *R0.Ops[At0], &L = *R.Ops[At];
+    std::string Token = "L" + std::to_string(++TokenCount);
+    if (L0.Code != L.Code) {
+      Why = "one is a 'foreach' and the other a uniform loop";
+      return false;
+    }
+    if (L.Code == OpCode::Foreach) {
+      if (L0.Operands.size() != L.Operands.size() || L0.Tiled != L.Tiled) {
+        Why = "their 'foreach' loops have different dimensions";
+        return false;
+      }
+      for (size_t I = 0; I < L.Operands.size(); ++I) {
+        IndexExpr A = keyOf(L0.Operands[I]), C = keyOf(L.Operands[I]);
+        if (A.Key != C.Key) {
+          Why =
+              "their 'foreach' loops run over different ranges (" + A.Text + " vs " + C.Text + ")";
+          return false;
+        }
+      }
+      for (size_t I = 0; I < L.IndexVars.size(); ++I)
+        Tokens[L0.IndexVars[I]] = Tokens[L.IndexVars[I]] = Token + "." + std::to_string(I);
+      return true;
+    }
+    Value *V0 = loopVariable(L0), *V = loopVariable(L);
+    Value *Init0 = V0 ? lastStore(R0, At0, V0) : nullptr, *Init = V ? lastStore(R, At, V) : nullptr;
+    if (!Init0 || !Init || L0.DoWhile != L.DoWhile) {
+      Why = "a uniform loop is not a counted loop (one variable, set before it and stepped)";
+      return false;
+    }
+    if (keyOf(Init0).Key != keyOf(Init).Key) {
+      Why = "their loops start at different values";
+      return false;
+    }
+    Tokens[V0] = Tokens[V] = Token;
+    Value *Cond0 = L0.region(0).Ops.back()->Operands[0],
+          *Cond = L.region(0).Ops.back()->Operands[0];
+    Value *Step0 = lastStore(L0.region(2), L0.region(2).Ops.size(), V0);
+    Value *Step = lastStore(L.region(2), L.region(2).Ops.size(), V);
+    bool Same = keyOf(Cond0).Key == keyOf(Cond).Key && keyOf(Step0).Key == keyOf(Step).Key;
+    for (auto &P : L0.region(0).Ops)
+      Same &= isLocal(*P) || P->Code == OpCode::Yield;
+    for (auto &P : L.region(0).Ops)
+      Same &= isLocal(*P) || P->Code == OpCode::Yield;
+    if (!Same) {
+      Tokens.erase(V0);
+      Tokens.erase(V);
+      Why = "their loops have different conditions or steps";
+      return false;
+    }
+    return true;
+  }
+
+  /// The position of the one loop of `R`, if everything else in it is local.
+  std::optional<size_t> singleLoop(Region &R, std::string &Why) {
+    std::optional<size_t> At;
+    for (size_t I = 0; I < R.Ops.size(); ++I) {
+      Op &O = *R.Ops[I];
+      if (O.Code == OpCode::Loop || O.Code == OpCode::Foreach) {
+        if (At) {
+          Why =
+              "a kernel has two loops at the same level (line " + std::to_string(O.Loc.Line) + ")";
+          return std::nullopt;
+        }
+        At = I;
+      } else if (!isLocal(O)) {
+        Why = "a kernel has work outside its loop (line " + std::to_string(O.Loc.Line) + ")";
+        return std::nullopt;
+      }
+    }
+    if (!At)
+      Why = "a kernel has no loop at this level";
+    else if (leavesLoop(R.Ops[*At]->region(R.Ops[*At]->Code == OpCode::Loop ? 1 : 0))) {
+      Why = "a loop has a 'break' or 'continue'";
+      return std::nullopt;
+    }
+    return At;
+  }
+
+  /// Moves the sides' ops into `Out`: if every side is one loop over the same
+  /// iterations, one fused loop whose body merges the sides' bodies (each
+  /// side's local set-up before it); otherwise the sides one after another.
+  void merge(std::vector<Region *> Sides, Region &Out) {
+    std::string Why;
+    std::vector<size_t> At;
+    bool Fusable = true;
+    for (Region *S : Sides) {
+      std::optional<size_t> L = singleLoop(*S, Why);
+      if (!L) {
+        Fusable = false;
+        break;
+      }
+      At.push_back(*L);
+    }
+    for (size_t K = 1; Fusable && K < Sides.size(); ++K)
+      Fusable = sameIterations(*Sides[0], At[0], *Sides[K], At[K], Why);
+    auto Move = [&](Region &From, size_t Begin, size_t End) {
+      for (size_t I = Begin; I < End; ++I) {
+        From.Ops[I]->ParentRegion = &Out;
+        Out.Ops.push_back(std::move(From.Ops[I]));
+      }
+    };
+    bool AnyLoop = false;
+    for (Region *S : Sides)
+      for (auto &P : S->Ops)
+        AnyLoop |= P->Code == OpCode::Loop || P->Code == OpCode::Foreach;
+    if (!Fusable) {
+      if (AnyLoop && NotMerged.empty())
+        NotMerged = Why;
+      for (Region *S : Sides)
+        Move(*S, 0, S->Ops.size());
+      return;
+    }
+    for (size_t K = 0; K < Sides.size(); ++K)
+      Move(*Sides[K], 0, At[K]);
+    Op &L0 = *Sides[0]->Ops[At[0]];
+    unsigned BodyIdx = L0.Code == OpCode::Loop ? 1 : 0;
+    std::vector<std::unique_ptr<Region>> OldBodies;
+    OldBodies.push_back(std::move(L0.Regions[BodyIdx]));
+    L0.Regions[BodyIdx] = std::make_unique<Region>();
+    L0.Regions[BodyIdx]->Parent = &L0;
+    for (size_t K = 1; K < Sides.size(); ++K) {
+      Op &L = *Sides[K]->Ops[At[K]];
+      // Side K's index variables are side 0's from now on.
+      if (L.Code == OpCode::Foreach) {
+        for (size_t I = 0; I < L.IndexVars.size(); ++I)
+          replaceUses(*L.Regions[0], L.IndexVars[I], L0.IndexVars[I]);
+      } else {
+        replaceUses(*L.Regions[1], loopVariable(L), loopVariable(L0));
+      }
+      OldBodies.push_back(std::move(L.Regions[BodyIdx]));
+    }
+    std::vector<Region *> Bodies;
+    for (auto &Bd : OldBodies)
+      Bodies.push_back(Bd.get());
+    Region &NewBody = *L0.Regions[BodyIdx];
+    merge(Bodies, NewBody);
+    MergedBodies.insert(&NewBody);
+    Move(*Sides[0], At[0], At[0] + 1);
+    for (size_t K = 0; K < Sides.size(); ++K)
+      Move(*Sides[K], At[K] + 1, Sides[K]->Ops.size());
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Dependencies between the kernels
+  //===--------------------------------------------------------------------===//
+
+  void collectAccesses(Region &R) {
+    for (auto &P : R.Ops) {
+      Op &O = *P;
+      auto Side = SideOf.find(&O);
+      if (Side != SideOf.end()) {
+        if (O.Code == OpCode::Load || O.Code == OpCode::Store) {
+          Place Pl = placeOf(O.Operands[0]);
+          if (Pl.K != Place::Local)
+            Accesses.push_back({&O, Side->second, O.Code == OpCode::Store, false, Pl});
+        } else if (O.Code == OpCode::Call || O.Code == OpCode::Crev || O.Code == OpCode::Launch) {
+          for (Value *V : O.Operands)
+            if (V->Ty->isPointer()) {
+              Place Pl = placeOf(V);
+              if (Pl.K != Place::Local)
+                Accesses.push_back({&O, Side->second, true, true, Pl});
+            }
+        }
+      }
+      for (auto &Sub : O.Regions)
+        collectAccesses(*Sub);
+    }
+  }
+
+  std::string kernelName(unsigned Side) const { return Req->Kernels[Side]; }
+
+  /// Where to point for an access: the subscript that forms its address
+  /// (a store's own location is its right-hand side's).
+  static SourceLoc where(const Access &A) {
+    Value *Addr = A.ThroughCall ? nullptr : A.O->Operands[0];
+    if (Addr && Addr->Def && Addr->Def->Loc.isValid())
+      return Addr->Def->Loc;
+    return A.O->Loc;
+  }
+
+  std::string describe(const Access &A) {
+    std::string Root = A.P.Root.starts_with("@") ? A.P.Root.substr(1) : A.P.Root;
+    std::string Index = A.P.Index.Text.empty() ? "[0]" : A.P.Index.Text;
+    if (A.ThroughCall)
+      return "passes '" + Root + Index + "' to '" +
+             (A.O->Callee ? A.O->Callee->Name : std::string("a function pointer")) + "'";
+    return std::string(A.Write ? "writes " : "reads ") + Root + Index;
+  }
+
+  void explainNotMerged() {
+    if (NotMerged.empty())
+      return;
+    std::string Message = "the kernels' loops were not merged: " + NotMerged;
+    if (Req->FromPragma)
+      Diags.note(Req->Loc, Message);
+    else
+      llvm::errs() << "spmdc: note: " << Message << "\n";
+  }
+
+  /// Every buffer that one kernel writes and another accesses must be
+  /// accessed at one index that names the same iteration of a merged loop.
+  bool checkAccesses() {
+    collectAccesses(*Entry->Body);
+    unsigned Before = Diags.errorCount();
+    std::map<std::string, std::vector<const Access *>> ByRoot;
+    for (const Access &A : Accesses)
+      if (A.P.K == Place::Buffer)
+        ByRoot[A.P.Root].push_back(&A);
+    // An access through a pointer the pass cannot follow may touch any buffer.
+    for (const Access &A : Accesses) {
+      if (A.P.K != Place::Unknown)
+        continue;
+      bool Conflict = false;
+      for (const Access &O : Accesses)
+        Conflict |= O.Side != A.Side && (O.Write || A.Write);
+      if (!Conflict)
+        continue;
+      Diags.error(where(A),
+                  "cannot fuse '" + kernelName(A.Side) +
+                      "' vertically: this access goes through a pointer whose buffer "
+                      "the compiler cannot tell, so it may depend on another kernel of '" +
+                      Entry->Name + "'");
+      return false;
+    }
+    for (auto &[Root, List] : ByRoot) {
+      std::set<unsigned> Users;
+      const Access *FirstWrite = nullptr;
+      for (const Access *A : List) {
+        Users.insert(A->Side);
+        if (A->Write && !FirstWrite)
+          FirstWrite = A;
+      }
+      if (Users.size() < 2 || !FirstWrite)
+        continue;
+      Intermediates.insert(Root);
+      for (const Access *A : List) {
+        if (A->P.Index.Key == FirstWrite->P.Index.Key)
+          continue;
+        Diags.error(where(*A),
+                    "cannot fuse '" + kernelName(A->Side) + "' with '" +
+                        kernelName(FirstWrite->Side) + "': '" + kernelName(A->Side) + "' " +
+                        describe(*A) + " but '" + kernelName(FirstWrite->Side) + "' " +
+                        describe(*FirstWrite) +
+                        "; that element belongs to another iteration, which may run in another "
+                        "gang or block (thread composition needs both at the same index)");
+        explainNotMerged();
+        return false;
+      }
+      if (!FirstWrite->P.Index.Merged) {
+        const Access *Reader = nullptr;
+        for (const Access *A : List)
+          if (A->Side != FirstWrite->Side && !Reader)
+            Reader = A;
+        Diags.error(
+            where(*FirstWrite),
+            "cannot fuse '" + kernelName(FirstWrite->Side) + "' with '" + kernelName(Reader->Side) +
+                "': '" + kernelName(FirstWrite->Side) + "' " + describe(*FirstWrite) +
+                " from every iteration (a reduction across the whole grid) and '" +
+                kernelName(Reader->Side) + "' " + describe(*Reader) + " (line " +
+                std::to_string(where(*Reader).Line) + "), so it needs every gang and block of '" +
+                kernelName(FirstWrite->Side) + "' to have finished");
+        explainNotMerged();
+        return false;
+      }
+    }
+    return Diags.errorCount() == Before;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Forwarding
+  //===--------------------------------------------------------------------===//
+
+  /// The op of `R` that holds `O` (itself or an ancestor), or null.
+  static Op *ancestorIn(Op *O, const Region *R) {
+    while (O && O->ParentRegion) {
+      if (O->ParentRegion == R)
+        return O;
+      O = O->ParentRegion->Parent;
+    }
+    return nullptr;
+  }
+
+  /// An intermediate whose stores are all direct stores at the top level of
+  /// one region, of one type, and whose other accesses are loads of that type
+  /// inside that region, goes through a slot: loads after the first store read
+  /// the slot; stores also write it (and only it, for a temporary).
+  void forwardIntermediates() {
+    for (const std::string &Root : Intermediates) {
+      std::vector<const Access *> List;
+      for (const Access &A : Accesses)
+        if (A.P.K == Place::Buffer && A.P.Root == Root)
+          List.push_back(&A);
+      Region *G = nullptr;
+      const Type *Ty = nullptr;
+      bool Ok = true;
+      for (const Access *A : List) {
+        if (A->ThroughCall) {
+          Ok = false;
+          break;
+        }
+        if (!A->Write)
+          continue;
+        const Type *T = A->O->Operands[1]->Ty;
+        if ((G && G != A->O->ParentRegion) || (Ty && Ty != T)) {
+          Ok = false;
+          break;
+        }
+        G = A->O->ParentRegion;
+        Ty = T;
+      }
+      if (!Ok || !G)
+        continue;
+      size_t FirstStore = G->Ops.size();
+      for (size_t I = 0; I < G->Ops.size(); ++I)
+        for (const Access *A : List)
+          if (A->Write && A->O == G->Ops[I].get())
+            FirstStore = std::min(FirstStore, I);
+      std::vector<Op *> Loads;
+      for (const Access *A : List) {
+        if (A->Write)
+          continue;
+        Op *Anc = ancestorIn(A->O, G);
+        if (!Anc || A->O->result()->Ty != Ty) {
+          Ok = false;
+          break;
+        }
+        size_t Pos = 0;
+        while (G->Ops[Pos].get() != Anc)
+          ++Pos;
+        if (Pos > FirstStore)
+          Loads.push_back(A->O);
+      }
+      if (!Ok)
+        continue;
+      // The slot, first in the region; stores feed it; later loads read it.
+      B.setInsertRegion(G);
+      B.setLoc(G->Ops[FirstStore]->Loc);
+      Value *Slot = B.var(Ty, Root.starts_with("@") ? Root.substr(1) : Root);
+      std::unique_ptr<Op> SlotOp = std::move(G->Ops.back());
+      G->Ops.pop_back();
+      std::vector<std::unique_ptr<Op>> Ops;
+      Ops.push_back(std::move(SlotOp));
+      bool Temp = Temps.count(Root);
+      for (auto &P : G->Ops) {
+        bool IsStore = false;
+        for (const Access *A : List)
+          IsStore |= A->Write && A->O == P.get();
+        if (!IsStore) {
+          Ops.push_back(std::move(P));
+          continue;
+        }
+        auto S = std::make_unique<Op>(OpCode::Store, P->Loc);
+        S->Operands = {Slot, P->Operands[1]};
+        S->ParentRegion = G;
+        if (!Temp)
+          Ops.push_back(std::move(P));
+        else
+          Removed.insert(P.get()), Graveyard.push_back(std::move(P));
+        Ops.push_back(std::move(S));
+      }
+      G->Ops = std::move(Ops);
+      for (Op *L : Loads)
+        L->Operands[0] = Slot, Removed.insert(L);
+      Forwarded.insert(Root);
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // The cost model
+  //===--------------------------------------------------------------------===//
+
+  /// Global memory traffic per work item, counted in array elements: each
+  /// buffer a kernel reads per item counts once, each buffer it writes once
+  /// (reads of one buffer in one iteration of the merged loops are assumed to
+  /// hit the cache after the first: a row, a chunk). Only per-item (varying)
+  /// accesses count: a value per row or per gang is small next to them.
+  struct Traffic {
+    unsigned Elements = 0;
+    unsigned Launches = 0;
+  };
+
+  Traffic traffic(bool Fused) {
+    Traffic T;
+    std::set<std::pair<unsigned, std::string>> Reads, Writes;
+    for (const Access &A : Accesses) {
+      if (A.P.K != Place::Buffer || (Fused && Removed.count(A.O)))
+        continue;
+      Value *Addr = A.ThroughCall ? nullptr : A.O->Operands[0];
+      if (!Addr || !Addr->isVarying())
+        continue;
+      unsigned Scope = Fused ? 0 : A.Side;
+      (A.Write ? Writes : Reads).insert({Scope, A.P.Root});
+    }
+    T.Elements = static_cast<unsigned>(Reads.size() + Writes.size());
+    T.Launches = Fused ? 1 : static_cast<unsigned>(Req->Kernels.size());
+    return T;
+  }
+
+  /// FusionStitching's question: does fusing save global traffic? The
+  /// composition is the one the kernels' loops allow (thread composition in a
+  /// merged `foreach`, a gang per iteration of a merged uniform loop); the
+  /// registers the fused kernel needs are ptxas's to report (docs/fusion.md).
+  void judge(const Traffic &Apart, const Traffic &Fused) {
+    std::string Kept;
+    for (const std::string &R : Forwarded)
+      Kept += (Kept.empty() ? "" : ", ") + R + (Temps.count(R) ? " (temporary)" : "");
+    char Ratio[32];
+    std::snprintf(Ratio, sizeof Ratio, "%.2f",
+                  Fused.Elements ? double(Apart.Elements) / Fused.Elements : 0.0);
+    std::string Summary = "per item, the kernels apart move " + std::to_string(Apart.Elements) +
+                          " array elements through global memory in " +
+                          std::to_string(Apart.Launches) + " launches, '" + Entry->Name +
+                          "' moves " + std::to_string(Fused.Elements) + " in 1";
+    if (Report) {
+      std::string Where = Req->FromPragma && Req->Loc.isValid()
+                              ? *Req->Loc.File + ":" + std::to_string(Req->Loc.Line) + ":" +
+                                    std::to_string(Req->Loc.Col) + ": "
+                              : "spmdc: ";
+      llvm::errs() << Where << "remark: " << Entry->Name << ": " << MergedBodies.size()
+                   << " loop level(s) merged; in registers: " << (Kept.empty() ? "none" : Kept)
+                   << "; " << Summary << ": predicted " << Ratio << "x faster when memory-bound: "
+                   << (Fused.Elements < Apart.Elements ? "fusing pays" : "fusing does not pay")
+                   << "\n";
+    }
+    if (Fused.Elements >= Apart.Elements && Req->FromPragma)
+      Diags.warning(Req->Loc,
+                    "fusing saves no global memory traffic: " + Summary +
+                        " (a later kernel reads no intermediate in the same iteration?)",
+                    WarningGroup::Perf);
+  }
+
+  /// A temporary has no memory: every access must have become the slot's.
+  bool checkTemporariesGone() {
+    for (const Access &A : Accesses) {
+      if (A.P.K != Place::Buffer || !Temps.count(A.P.Root) || Removed.count(A.O))
+        continue;
+      std::string Why =
+          !A.Write && !A.ThroughCall && Forwarded.count(A.P.Root)
+              ? "it is read before any kernel of the chain writes it"
+              : "it is " + std::string(A.ThroughCall ? "passed to a function" : "written") +
+                    " somewhere the fused kernel cannot keep it in a register (inside a "
+                    "branch or an inner loop that was not merged, or with another type)";
+      Diags.error(where(A), "temporary '" + A.P.Root + "' of '" + Entry->Name +
+                                "' needs memory: '" + kernelName(A.Side) + "' " + describe(A) +
+                                " and " + Why);
+      return false;
+    }
+    return true;
+  }
+
+  Module &M;
+  DiagnosticEngine &Diags;
+  Builder B;
+  const VerticalFusionRequest *Req = nullptr;
+  Function *Entry = nullptr;
+  std::map<std::string, Value *> ParamFor;
+  std::set<std::string> Temps, Intermediates, Forwarded;
+  std::vector<std::unique_ptr<Op>> Prelude, Graveyard;
+  std::unordered_map<const Op *, unsigned> SideOf;
+  std::unordered_map<const Value *, SlotFacts> Slots;
+  std::unordered_map<const Value *, std::string> Tokens;
+  std::set<const Region *> MergedBodies;
+  std::set<const Op *> Removed;
+  std::vector<Access> Accesses;
+  std::string NotMerged;
+  unsigned TokenCount = 0;
+  bool Report = false;
+};
+
+} // namespace
+
+bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requested,
+                       DiagnosticEngine &Diags, bool Report) {
+  unsigned ErrorsBefore = Diags.errorCount();
+  std::vector<VerticalFusionRequest> All;
+  for (const Pragma &P : M.Pragmas)
+    if (isVerticalFusionPragma(P))
+      if (std::optional<VerticalFusionRequest> R = readPragma(P, Diags))
+        All.push_back(std::move(*R));
+  All.insert(All.end(), Requested.begin(), Requested.end());
+  auto Chosen =
+      lastRequestWins(std::move(All), [](const VerticalFusionRequest &R) { return R.Kernels; });
+  for (const VerticalFusionRequest &R : Chosen) {
+    VerticalFuser F(M, Diags, Report);
+    std::vector<Function *> Kernels;
+    if (F.check(R, Kernels))
+      F.fuse(R, Kernels);
+  }
+  return Diags.errorCount() == ErrorsBefore;
+}
+
+} // namespace spmdc::ir
