@@ -399,6 +399,12 @@ private:
     if (!F.Body)
       Linkage = llvm::GlobalValue::ExternalLinkage;
     auto *LF = llvm::Function::Create(FT, Linkage, Name, *Mod);
+    // NVPTX: a function may vote or shuffle over the warp (or call one that does), so
+    // LLVM must not make its calls depend on a per-thread branch (e.g. duplicate a call
+    // into the two arms of a masked load's branch: the threads of one arm would vote
+    // without the others). function-attrs drops the attribute where no such call is left.
+    if (Target.isGPU())
+      LF->addFnAttr(llvm::Attribute::Convergent);
     // The ISPC guide: "inline is not a hint, but forces inlining"; noinline never inlines.
     if (F.IsInline && F.Body)
       LF->addFnAttr(llvm::Attribute::AlwaysInline);
@@ -666,11 +672,12 @@ private:
       return;
     case OpCode::New:
       set(O, emitNew(B, *Lanes, Target.isGPU(), val(O.Operands[0]), static_cast<uint64_t>(O.Imm),
-                     O.result()->isVarying(), mask(O)));
+                     O.result()->isVarying(), O.result()->Ty->getPointee()->isVarying(),
+                     mask(O)));
       return;
     case OpCode::Delete:
       emitDelete(B, *Lanes, Target.isGPU(), val(O.Operands[0]), O.Operands[0]->isVarying(),
-                 mask(O));
+                 O.Operands[0]->Ty->getPointee()->isVarying(), mask(O));
       return;
     case OpCode::Label: {
       llvm::BasicBlock *Block = labelBlock(O.Imm);
@@ -1721,7 +1728,10 @@ private:
     }
     for (size_t I = First; I < O.Operands.size(); ++I)
       Args.push_back(val(O.Operands[I]));
-    set(O, B.CreateCall(FC, Args));
+    llvm::CallInst *Call = B.CreateCall(FC, Args);
+    if (Target.isGPU() && !Callee) // the callee through a pointer may vote (see declareFunction)
+      Call->setConvergent();
+    set(O, Call);
   }
 
   /// A call through a varying function pointer (ISPC's semantics): while some
@@ -1758,7 +1768,9 @@ private:
     llvm::Value *Callee = Lanes->extract(Ptrs, FirstLane);
     llvm::Value *Same = B.CreateAnd(Left, B.CreateICmpEQ(Ptrs, splat(Callee)));
     Args[0] = Same;
-    llvm::Value *R = B.CreateCall(llvm::FunctionCallee(FT, Callee), Args);
+    llvm::CallInst *R = B.CreateCall(llvm::FunctionCallee(FT, Callee), Args);
+    if (Target.isGPU())
+      R->setConvergent();
     if (ResultTy)
       storeActiveLanes(ResultSlot, R, ResultTy, Same, /*IsSlot=*/true);
     Left->addIncoming(B.CreateAnd(Left, B.CreateNot(Same)), B.GetInsertBlock());

@@ -418,9 +418,19 @@ private:
     bool Varying = false;
     for (const Type *T : C.ArgTypes)
       Varying |= T->isVarying();
-    if (!Varying)
-      return L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
-    return L.perLane(M, C.ResultLLVM->getScalarType(), One);
+    llvm::Value *R = Varying ? L.perLane(M, C.ResultLLVM->getScalarType(), One)
+                             : L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
+    syncWarpAfterLaneWrites();
+    return R;
+  }
+
+  /// NVPTX: after memory written by some threads alone (an atomic, a memcpy of one
+  /// lane), bar.warp.sync, so that the other lanes, which may have skipped ahead to
+  /// the code after it, read it only once it is written (it orders memory among the
+  /// warp's threads, as a warp's lanes of one gang expect).
+  void syncWarpAfterLaneWrites() {
+    if (GPU)
+      B.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {B.getInt32(0xffffffffu)});
   }
 
   llvm::Value *memoryBlock(const std::string &N) {
@@ -437,6 +447,7 @@ private:
       L.perLane(M, nullptr, One);
     else
       L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
+    syncWarpAfterLaneWrites();
     return Void;
   }
 
