@@ -443,10 +443,23 @@ private:
         B.CreateMemCpy(Lane(A[0]), llvm::MaybeAlign(), Lane(A[1]), llvm::MaybeAlign(), Lane(A[2]));
       return nullptr;
     };
-    if (C.ArgTypes[0]->isVarying())
+    auto Same = [](llvm::Value *V) { return V; };
+    if (C.ArgTypes[0]->isVarying()) {
       L.perLane(M, nullptr, One);
-    else
-      L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
+    } else if (GPU) {
+      // A uniform destination in local memory (alloca, a uniform local array) is a
+      // thread's own copy of the gang's object: every thread changes its copy. In
+      // global or shared memory the first active thread alone does (concurrent
+      // copies of an overlapping memmove would read each other's writes).
+      llvm::Value *Local = B.CreateIntrinsic(llvm::Intrinsic::nvvm_isspacep_local, {}, {A[0]});
+      llvm::Value *First = B.CreateTrunc(
+          B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, L.bits(M), B.getTrue()), B.getInt32Ty());
+      llvm::Value *Run = B.CreateSelect(Local, L.splat(L.any(M)),
+                                        B.CreateICmpEQ(L.laneIndex(), L.splat(First)));
+      L.perLane(Run, nullptr, [&](const LaneOps::LaneValue &) { return One(Same); });
+    } else {
+      L.once(M, [&] { return One(Same); });
+    }
     syncWarpAfterLaneWrites();
     return Void;
   }
