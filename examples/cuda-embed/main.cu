@@ -34,6 +34,11 @@ template <typename T> static bool download(std::vector<T> &Host, const T *Device
             "cudaMemcpy to the host");
 }
 
+// The launch's result, then the kernel's (it runs asynchronously): true if both succeeded.
+static bool ran(cudaError_t Launch, const char *Kernel) {
+  return ok(Launch, "cudaLaunchKernel") && ok(cudaDeviceSynchronize(), Kernel);
+}
+
 static unsigned blocksFor(unsigned Warps, unsigned WarpsPerBlock) {
   return (Warps + WarpsPerBlock - 1) / WarpsPerBlock;
 }
@@ -84,10 +89,10 @@ int main() {
     float *DX, *DY;
     spmd::spmd_saxpy_params P = {N, A, 0, 0};
     if (!upload(X, &DX, &P.x) || !upload(Y, &DY, &P.y) ||
-        !ok(spmd::spmd_rt_launch_saxpy(Saxpy, blocksFor((N + 31) / 32, WarpsPerBlock),
-                                       WarpsPerBlock, 0, &P),
-            "cudaLaunchKernel saxpy") ||
-        !ok(cudaDeviceSynchronize(), "saxpy") || !download(Result, DY))
+        !ran(spmd::spmd_rt_launch_saxpy(Saxpy, blocksFor((N + 31) / 32, WarpsPerBlock),
+                                        WarpsPerBlock, 0, &P),
+             "saxpy") ||
+        !download(Result, DY))
       return 1;
     // The GPU fuses a*x + y into one fma (one rounding), the reference rounds twice.
     int Bad = 0;
@@ -114,9 +119,8 @@ int main() {
     int *DSteps;
     spmd::spmd_collatz_steps_params P = {N, Limit, 0, 0};
     if (!upload(Start, &DStart, &P.start) || !upload(Steps, &DSteps, &P.steps) ||
-        !ok(spmd::spmd_rt_launch_collatz_steps(Collatz, 37, 1, 0, &P),
-            "cudaLaunchKernel collatz_steps") ||
-        !ok(cudaDeviceSynchronize(), "collatz_steps") || !download(Steps, DSteps))
+        !ran(spmd::spmd_rt_launch_collatz_steps(Collatz, 37, 1, 0, &P), "collatz_steps") ||
+        !download(Steps, DSteps))
       return 1;
     int Bad = 0, Longest = 0;
     for (int I = 0; I < N; ++I) {
@@ -143,10 +147,10 @@ int main() {
     float *DX, *DY;
     spmd::spmd_piecewise_params P = {N, 0, 0};
     if (!upload(X, &DX, &P.x) || !upload(Y, &DY, &P.y) ||
-        !ok(spmd::spmd_rt_launch_piecewise(Piecewise, blocksFor((N + 31) / 32, WarpsPerBlock),
-                                           WarpsPerBlock, 0, &P),
-            "cudaLaunchKernel piecewise") ||
-        !ok(cudaDeviceSynchronize(), "piecewise") || !download(Y, DY))
+        !ran(spmd::spmd_rt_launch_piecewise(Piecewise, blocksFor((N + 31) / 32, WarpsPerBlock),
+                                            WarpsPerBlock, 0, &P),
+             "piecewise") ||
+        !download(Y, DY))
       return 1;
     int Bad = 0;
     for (int I = 0; I < N; ++I) {
