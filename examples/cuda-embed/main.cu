@@ -43,6 +43,13 @@ static unsigned blocksFor(unsigned Warps, unsigned WarpsPerBlock) {
   return (Warps + WarpsPerBlock - 1) / WarpsPerBlock;
 }
 
+// Device copies of the inputs X and Y (one element per lane) into the params' x and y.
+template <typename Params>
+static bool uploadXY(const std::vector<float> &X, const std::vector<float> &Y, float **DX,
+                     float **DY, Params &P) {
+  return upload(X, DX, &P.x) && upload(Y, DY, &P.y);
+}
+
 // Scalar references.
 static int collatzSteps(unsigned V, int Limit) {
   int S = 0;
@@ -88,7 +95,7 @@ int main() {
     }
     float *DX, *DY;
     spmd::spmd_saxpy_params P = {N, A, 0, 0};
-    if (!upload(X, &DX, &P.x) || !upload(Y, &DY, &P.y) ||
+    if (!uploadXY(X, Y, &DX, &DY, P) ||
         !ran(spmd::spmd_rt_launch_saxpy(Saxpy, blocksFor((N + 31) / 32, WarpsPerBlock),
                                         WarpsPerBlock, 0, &P),
              "saxpy") ||
@@ -146,7 +153,7 @@ int main() {
       X[I] = -8.0f + 16.0f * static_cast<float>(I) / N;
     float *DX, *DY;
     spmd::spmd_piecewise_params P = {N, 0, 0};
-    if (!upload(X, &DX, &P.x) || !upload(Y, &DY, &P.y) ||
+    if (!uploadXY(X, Y, &DX, &DY, P) ||
         !ran(spmd::spmd_rt_launch_piecewise(Piecewise, blocksFor((N + 31) / 32, WarpsPerBlock),
                                             WarpsPerBlock, 0, &P),
              "piecewise") ||
