@@ -32,7 +32,10 @@ void OpLowering::call(ir::Op &O) {
   }
   for (size_t I = First; I < O.Operands.size(); ++I)
     Args.push_back(val(O.Operands[I]));
-  set(O, B.CreateCall(FC, Args));
+  llvm::CallInst *Call = B.CreateCall(FC, Args);
+  if (Target.isGPU() && !Callee) // the callee through a pointer may vote (see declareFunction)
+    Call->setConvergent();
+  set(O, Call);
 }
 
 /// A call through a varying function pointer (ISPC's semantics): while some
@@ -69,7 +72,9 @@ void OpLowering::callVaryingPointer(ir::Op &O, llvm::FunctionType *FT) {
   llvm::Value *Callee = Lanes->extract(Ptrs, FirstLane);
   llvm::Value *Same = B.CreateAnd(Left, B.CreateICmpEQ(Ptrs, splat(Callee)));
   Args[0] = Same;
-  llvm::Value *R = B.CreateCall(llvm::FunctionCallee(FT, Callee), Args);
+  llvm::CallInst *R = B.CreateCall(llvm::FunctionCallee(FT, Callee), Args);
+  if (Target.isGPU())
+    R->setConvergent();
   if (ResultTy)
     storeActiveLanes(ResultSlot, R, ResultTy, Same, /*IsSlot=*/true);
   Left->addIncoming(B.CreateAnd(Left, B.CreateNot(Same)), B.GetInsertBlock());

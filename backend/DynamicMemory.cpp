@@ -5,7 +5,11 @@
 // malloc/free that CUDA provides to every kernel (16-byte aligned). A
 // varying `new` runs the allocator once per active lane (on NVPTX each
 // active thread for itself); a uniform one once for the gang (on NVPTX in the
-// first active thread, its pointer then shared with the warp).
+// first active thread, its pointer then shared with the warp). On NVPTX a
+// thread's varying object holds only its own lane, so a uniform `new` of a
+// varying type allocates the warp's 32 objects in one block and each thread's
+// pointer addresses its own (as a varying global's address does); its delete
+// frees the block through lane 0's pointer.
 #include "backend/DynamicMemory.h"
 
 #include "backend/LaneOps.h"
@@ -46,7 +50,14 @@ void freeOne(llvm::IRBuilder<> &B, llvm::Value *P) {
 } // namespace
 
 llvm::Value *emitNew(llvm::IRBuilder<> &B, LaneOps &Lanes, bool GPU, llvm::Value *Bytes,
-                     uint64_t Align, bool PerLane, llvm::Value *Mask) {
+                     uint64_t Align, bool PerLane, bool VaryingObject, llvm::Value *Mask) {
+  if (!PerLane && GPU && VaryingObject) {
+    llvm::Value *Block = Lanes.once(Mask, [&] {
+      return allocateOne(B, GPU, B.CreateMul(Bytes, B.getInt64(Lanes.width())), Align);
+    });
+    llvm::Value *Own = B.CreateGEP(B.getInt8Ty(), Block, B.CreateMul(Lanes.laneIndex64(), Bytes));
+    return B.CreateSelect(B.CreateIsNull(Block), Block, Own);
+  }
   if (!PerLane)
     return Lanes.once(Mask, [&] { return allocateOne(B, GPU, Bytes, Align); });
   llvm::Value *Ptrs = Lanes.perLane(Mask, B.getPtrTy(), [&](const LaneOps::LaneValue &Lane) {
@@ -57,8 +68,9 @@ llvm::Value *emitNew(llvm::IRBuilder<> &B, LaneOps &Lanes, bool GPU, llvm::Value
 }
 
 void emitDelete(llvm::IRBuilder<> &B, LaneOps &Lanes, bool GPU, llvm::Value *Ptr, bool PerLane,
-                llvm::Value *Mask) {
-  (void)GPU; // free() has the same name on both targets
+                bool VaryingObject, llvm::Value *Mask) {
+  if (!PerLane && GPU && VaryingObject)
+    Ptr = Lanes.extract(Ptr, B.getInt32(0)); // lane 0's object starts the block
   if (!PerLane) {
     Lanes.once(Mask, [&]() -> llvm::Value * {
       freeOne(B, Ptr);

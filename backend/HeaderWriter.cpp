@@ -262,6 +262,32 @@ std::string hostParamType(HeaderWriter &W, const Type *T, const std::string &Nam
   return W.cType(T, Name);
 }
 
+/// The CUDA runtime API (12+) twin of a kernel's driver-API launcher: the kernel from a
+/// `cudaLibrary_t` (cudaLibraryLoadData of the PTX) and its launch with cudaLaunchKernel.
+/// Declared only where the program included <cuda_runtime_api.h> (or is a .cu file) first,
+/// so that a driver-API program needs no CUDA runtime. `Shape` is the launcher's parameters
+/// between the kernel and the params, `Prologue` code computing `grid_x` and `block_x`.
+std::string runtimeApiLauncher(const std::string &K, const std::string &Shape,
+                               const std::string &Prologue, const std::string &Args) {
+  std::string Body = "#if defined(CUDART_VERSION) && CUDART_VERSION >= 12000\n";
+  Body += "static inline cudaError_t spmd_rt_get_" + K +
+          "(cudaLibrary_t library, cudaKernel_t *kernel) {\n"
+          "  return cudaLibraryGetKernel(kernel, library, spmd_" +
+          K + "_name);\n}\n";
+  Body += "static inline cudaError_t spmd_rt_launch_" + K + "(cudaKernel_t kernel, " + Shape +
+          "cudaStream_t stream,\n                                          spmd_" + K +
+          "_params *p) {\n" + Prologue;
+  Body += "  dim3 grid_dim = {grid_x, 1, 1}, block_dim = {block_x, 1, 1};\n";
+  if (Args.empty())
+    Body += "  (void)p;\n  return cudaLaunchKernel((const void *)kernel, grid_dim, block_dim, NULL, 0, "
+            "stream);\n";
+  else
+    Body += "  void *args[] = {" + Args +
+            "};\n  return cudaLaunchKernel((const void *)kernel, grid_dim, block_dim, args, 0, stream);\n";
+  Body += "}\n#endif\n\n";
+  return Body;
+}
+
 /// A fused kernel's parameters and launcher: the grid is the larger side's
 /// block count, each block 32 * (gA + gB + ...) threads (docs/hfuse.md).
 std::string fusedKernelLauncher(HeaderWriter &W, const ir::FusedKernel &FK) {
@@ -297,8 +323,25 @@ std::string fusedKernelLauncher(HeaderWriter &W, const ir::FusedKernel &FK) {
   Body += "  if (grid <= 0)\n    return CUDA_SUCCESS;\n";
   Body += "  return cuLaunchKernel(kernel, (unsigned)grid, 1, 1, spmd_" + K +
           "_threads_per_block, 1, 1, 0, stream, args, NULL);\n}\n\n";
+  Body += runtimeApiLauncher(K, "",
+                             "  int32_t grid = " + Grid +
+                                 ";\n  if (grid <= 0)\n    return cudaSuccess;\n"
+                                 "  unsigned grid_x = (unsigned)grid, block_x = spmd_" +
+                                 K + "_threads_per_block;\n",
+                             Args);
   return Body;
 }
+
+/// The runtime API's loader, once however many spmdc host headers a program includes.
+const char *const RuntimeApiLoader =
+    "#if defined(CUDART_VERSION) && CUDART_VERSION >= 12000 && !defined(SPMDC_RT_LOAD_DEFINED)\n"
+    "#define SPMDC_RT_LOAD_DEFINED\n"
+    "/* The PTX (e.g. spmdc_add_ptx's embedded <name>_ptx[]) as a library of the current device's\n"
+    "   context; the driver compiles it for the GPU. */\n"
+    "static inline cudaError_t spmd_rt_load(cudaLibrary_t *library, const char *ptx) {\n"
+    "  return cudaLibraryLoadData(library, ptx, NULL, NULL, 0, NULL, NULL, 0);\n"
+    "}\n"
+    "#endif\n\n";
 
 } // namespace
 
@@ -353,6 +396,9 @@ bool writeHostHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &D
           "};\n"
           "  return cuLaunchKernel(kernel, blocks, 1, 1, 32 * warps_per_block, 1, 1, 0, stream, "
           "args, NULL);\n}\n\n";
+    Body += runtimeApiLauncher(K, "unsigned blocks, unsigned warps_per_block, ",
+                               "  unsigned grid_x = blocks, block_x = 32 * warps_per_block;\n",
+                               Args);
   }
   std::string Guard = "SPMDC_" + llvm::sys::path::stem(Path).str() + "_HOST_H";
   for (char &C : Guard)
@@ -362,7 +408,7 @@ bool writeHostHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &D
      << "#include <cuda.h>\n#include <stdint.h>\n#ifndef __cplusplus\n#include "
         "<stdbool.h>\n#endif\n\n"
      << "#ifdef __cplusplus\nnamespace spmd {\n#endif\n\n"
-     << Body << "#ifdef __cplusplus\n} // namespace spmd\n#endif\n\n#endif // " << Guard << "\n";
+     << RuntimeApiLoader << Body << "#ifdef __cplusplus\n} // namespace spmd\n#endif\n\n#endif // " << Guard << "\n";
   return true;
 }
 

@@ -378,6 +378,12 @@ llvm::Function *ModuleEmitter::declareFunction(ir::Function &F) {
   if (!F.Body)
     Linkage = llvm::GlobalValue::ExternalLinkage;
   auto *LF = llvm::Function::Create(FT, Linkage, Name, *Mod);
+  // NVPTX: a function may vote or shuffle over the warp (or call one that does), so
+  // LLVM must not make its calls depend on a per-thread branch (e.g. duplicate a call
+  // into the two arms of a masked load's branch: the threads of one arm would vote
+  // without the others). function-attrs drops the attribute where no such call is left.
+  if (Target.isGPU())
+    LF->addFnAttr(llvm::Attribute::Convergent);
   // The ISPC guide: "inline is not a hint, but forces inlining"; noinline never inlines.
   if (F.IsInline && F.Body)
     LF->addFnAttr(llvm::Attribute::AlwaysInline);

@@ -233,10 +233,11 @@ void OpLowering::op(ir::Op &O) {
     return;
   case OpCode::New:
     set(O, emitNew(B, *Lanes, Target.isGPU(), val(O.Operands[0]), static_cast<uint64_t>(O.Imm),
-                   O.result()->isVarying(), mask(O)));
+                   O.result()->isVarying(), O.result()->Ty->getPointee()->isVarying(), mask(O)));
     return;
   case OpCode::Delete:
-    emitDelete(B, *Lanes, Target.isGPU(), val(O.Operands[0]), O.Operands[0]->isVarying(), mask(O));
+    emitDelete(B, *Lanes, Target.isGPU(), val(O.Operands[0]), O.Operands[0]->isVarying(),
+               O.Operands[0]->Ty->getPointee()->isVarying(), mask(O));
     return;
   case OpCode::Label: {
     llvm::BasicBlock *Block = labelBlock(O.Imm);

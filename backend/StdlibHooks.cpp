@@ -418,9 +418,19 @@ private:
     bool Varying = false;
     for (const Type *T : C.ArgTypes)
       Varying |= T->isVarying();
-    if (!Varying)
-      return L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
-    return L.perLane(M, C.ResultLLVM->getScalarType(), One);
+    llvm::Value *R = Varying ? L.perLane(M, C.ResultLLVM->getScalarType(), One)
+                             : L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
+    syncWarpAfterLaneWrites();
+    return R;
+  }
+
+  /// NVPTX: after memory written by some threads alone (an atomic, a memcpy of one
+  /// lane), bar.warp.sync, so that the other lanes, which may have skipped ahead to
+  /// the code after it, read it only once it is written (it orders memory among the
+  /// warp's threads, as a warp's lanes of one gang expect).
+  void syncWarpAfterLaneWrites() {
+    if (GPU)
+      B.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {B.getInt32(0xffffffffu)});
   }
 
   llvm::Value *memoryBlock(const std::string &N) {
@@ -433,10 +443,24 @@ private:
         B.CreateMemCpy(Lane(A[0]), llvm::MaybeAlign(), Lane(A[1]), llvm::MaybeAlign(), Lane(A[2]));
       return nullptr;
     };
-    if (C.ArgTypes[0]->isVarying())
+    auto Same = [](llvm::Value *V) { return V; };
+    if (C.ArgTypes[0]->isVarying()) {
       L.perLane(M, nullptr, One);
-    else
-      L.once(M, [&] { return One([](llvm::Value *V) { return V; }); });
+    } else if (GPU) {
+      // A uniform destination in local memory (alloca, a uniform local array) is a
+      // thread's own copy of the gang's object: every thread changes its copy. In
+      // global or shared memory the first active thread alone does (concurrent
+      // copies of an overlapping memmove would read each other's writes).
+      llvm::Value *Local = B.CreateIntrinsic(llvm::Intrinsic::nvvm_isspacep_local, {}, {A[0]});
+      llvm::Value *First = B.CreateTrunc(
+          B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, L.bits(M), B.getTrue()), B.getInt32Ty());
+      llvm::Value *Run = B.CreateSelect(Local, L.splat(L.any(M)),
+                                        B.CreateICmpEQ(L.laneIndex(), L.splat(First)));
+      L.perLane(Run, nullptr, [&](const LaneOps::LaneValue &) { return One(Same); });
+    } else {
+      L.once(M, [&] { return One(Same); });
+    }
+    syncWarpAfterLaneWrites();
     return Void;
   }
 

@@ -289,6 +289,18 @@ template_param_list
 template_param
   : KW_TYPENAME IDENT { $$.Name = std::move($2); }
   | KW_TYPENAME TYPE_NAME { $$.Name = std::move($2); }
+  | KW_TYPENAME IDENT '=' template_arg
+      {
+        $$.Name = std::move($2);
+        PS.error(@3.Begin, "a default template argument is not supported yet (ISPC 1.32 has none either)");
+      }
+  | declaration_specifiers IDENT '=' template_arg
+      {
+        $$.Name = std::move($2);
+        $$.IsType = false;
+        $$.ValueType = finishSpec(PS, $1);
+        PS.error(@3.Begin, "a default template argument is not supported yet (ISPC 1.32 has none either)");
+      }
   | declaration_specifiers IDENT
       {
         $$.Name = std::move($2);

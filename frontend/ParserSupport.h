@@ -137,6 +137,9 @@ public:
   /// name, then possibly `*`, `&`, qualifiers): a declarator name may follow.
   bool AfterBaseType = false;
   SourceLoc CommentStart; ///< the `/*` of the comment being skipped
+  SourceLoc AttributeStart;  ///< the `__attribute__` being read
+  std::string AttributeText; ///< its parenthesized list so far, blanks dropped
+  int AttributeDepth = 0;    ///< its open parentheses
 
   /// Moves the position over matched text and sets Tok to its extent.
   void advance(const char *Text, size_t Len);

@@ -561,7 +561,8 @@ bool Sema::isConstantInitializer(const Expr *E) {
     if (llvm::isa_and_nonnull<EnumConstantDecl>(D) || llvm::isa_and_nonnull<FunctionDecl>(D))
       return true; // an enumerator, or a function's address
     auto *V = llvm::dyn_cast_or_null<VarDecl>(D);
-    if (V && V->Builtin == BuiltinVar::ProgramCount)
+    if (V && (V->Builtin == BuiltinVar::ProgramCount ||
+              (ProgramIndexIsConstant && V->Builtin == BuiltinVar::ProgramIndex)))
       return true;
     // Decided once per variable, at its declaration (no walk down chains).
     return V && V->Ty && V->Ty->isConst() && ConstantInitVars.count(V);
@@ -615,7 +616,18 @@ void Sema::checkInitializer(VarDecl *V) {
   bool Constant = isConstantInitializer(V->Init);
   if (Constant && V->IsGlobal)
     ConstantInitVars.insert(V);
-  if (Static && !Constant)
+  if (!Static || Constant)
+    return;
+  // ISPC takes `static int a = 1 + programIndex;` (a constant per lane); spmdc's globals
+  // have one initial value for all lanes.
+  ProgramIndexIsConstant = true;
+  bool PerLane = V->Ty->isVarying() && isConstantInitializer(V->Init);
+  ProgramIndexIsConstant = false;
+  if (PerLane)
+    Diags.error(V->Init->Loc, "a per-lane initial value (from programIndex) of varying " +
+                                  std::string(V->IsGlobal ? "global" : "static") + " variable '" +
+                                  V->Name + "' is not supported yet; assign it in code");
+  else
     Diags.error(V->Init->Loc, "initializer of " + std::string(V->IsGlobal ? "global" : "static") +
                                   " variable '" + V->Name + "' is not a compile-time constant");
 }

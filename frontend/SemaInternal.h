@@ -54,6 +54,9 @@ public:
   void checkInitializerValue(VarDecl *V);
   /// Whether a checked initializer can be computed at compile time.
   bool isConstantInitializer(const Expr *E);
+  /// isConstantInitializer holds programIndex for a constant too (one per lane): an
+  /// initializer that is constant but for it is a per-lane initial value.
+  bool ProgramIndexIsConstant = false;
   /// A global object whose address is known at link time: `g`, `g.f`, `g[2]`.
   bool isGlobalObject(const Expr *E);
   bool checkInitList(InitListExpr *L, const Type *T, const std::string &VarName);

@@ -519,7 +519,78 @@ private:
   /// ISPC: "the execution mask starts out all on at the start of each foreach
   /// loop iteration", whatever the mask around the loop (a foreach under a
   /// varying if, or in a function called under one, runs every index).
-  void foreachOp(Op &O) { foreachDim(O, 0, allOn()); }
+  void foreachOp(Op &O) {
+    if (O.Tiled && O.IndexVars.size() > 1) {
+      std::vector<Value *> Corners(O.IndexVars.size());
+      tiledDim(O, 0, tiledSpans(O.IndexVars.size()), Corners);
+      return;
+    }
+    foreachDim(O, 0, allOn());
+  }
+
+  /// How ISPC packs a gang into the tile of a foreach_tiled over `Dims`
+  /// dimensions (its lGetSpans): from the outermost, a dimension gets a span of
+  /// 1 while the dimensions after it could use up the gang two by two, else 4
+  /// for the last outer one of a gang of 16 or more, else 2; the innermost the
+  /// lanes left. At 8 lanes, 2D: 2 x 4, 3D: 2 x 2 x 2; at 32 lanes, 2D: 4 x 8.
+  std::vector<unsigned> tiledSpans(size_t Dims) const {
+    std::vector<unsigned> Spans(Dims);
+    unsigned Items = W;
+    for (size_t D = 0; D + 1 < Dims; ++D) {
+      size_t After = Dims - 1 - D;
+      unsigned Log2 = 0;
+      while ((2u << Log2) <= Items)
+        ++Log2;
+      Spans[D] = After >= Log2 ? 1 : Items >= 16 && After == 1 ? 4 : 2;
+      Items /= Spans[D];
+    }
+    Spans[Dims - 1] = Items;
+    return Spans;
+  }
+
+  /// The loop over dimension `Dim` of a multi-dimensional foreach_tiled: its tile
+  /// corners step by the span; inside the innermost, lane l's index in dimension
+  /// d is the corner plus (l / (the spans after d multiplied)) % span(d), and the
+  /// lanes past an end are off (the mask starts all on, as foreach's).
+  void tiledDim(Op &O, size_t Dim, const std::vector<unsigned> &Spans,
+                std::vector<Value *> &Corners) {
+    Value *Begin = O.Operands[2 * Dim], *End = O.Operands[2 * Dim + 1];
+    const Type *IdxTy = Begin->Ty;
+    Corners[Dim] = B.var(IdxTy, "__foreach_tile");
+    B.store(Corners[Dim], Begin);
+    Region *Saved = openLoop();
+    breakUnless(bin(BinaryOp::LT, B.load(Corners[Dim]), End, Bool));
+    if (Dim + 1 < Spans.size()) {
+      tiledDim(O, Dim + 1, Spans, Corners);
+    } else {
+      Value *InRange = allOn();
+      unsigned StrideLog2 = 0; // log2 of the spans after the dimension (all powers of 2)
+      for (size_t D = Spans.size(); D-- > 0;) {
+        const Type *T = O.Operands[2 * D]->Ty;
+        const Type *VT = Types->withVariability(T, Variability::Varying);
+        Value *Offset = bin(BinaryOp::BitAnd,
+                            bin(BinaryOp::Shr, programIndex(),
+                                broadcast(B.constInt(StrideLog2, I32), VI32), VI32),
+                            broadcast(B.constInt(Spans[D] - 1, I32), VI32), VI32);
+        if (VT != VI32) {
+          Offset = B.create(OpCode::Convert, VT, {Offset})->result();
+          Offset->Def->Cast = CastKind::IntegralCast;
+        }
+        Value *Corner = B.load(Corners[D]);
+        Value *Idx = bin(BinaryOp::Add, broadcast(Corner, VT), Offset, VT);
+        InRange = andMask(InRange, bin(BinaryOp::LT, Idx, broadcast(O.Operands[2 * D + 1], VT), VBool));
+        B.store(O.IndexVars[D], isUniformSlot(O.IndexVars[D]) ? Corner : Idx);
+        for (unsigned S = Spans[D]; S > 1; S /= 2)
+          ++StrideLog2;
+      }
+      Stack.push_back({Context::ForeachBody, freshSlot(InRange, "__foreach_mask")});
+      region(*O.Regions[0]);
+      Stack.pop_back();
+    }
+    B.store(Corners[Dim],
+            bin(BinaryOp::Add, B.load(Corners[Dim]), B.constInt(Spans[Dim], IdxTy), IdxTy));
+    B.setInsertRegion(Saved);
+  }
 
   /// `loop { if !any(remaining) break; l = first lane; remaining &= ~lane(l); Body(l) }`
   template <typename BodyFn> void forEachActiveLane(Value *Lanes, const char *Name, BodyFn Body) {

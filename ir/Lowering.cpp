@@ -33,6 +33,64 @@ const Type *irType(TypeContext &Types, const Type *T) {
   return T;
 }
 
+/// The size and alignment of `T` as ISPC lays it out for a gang of `W` lanes (its x86
+/// layout: a varying scalar, enum or pointer is W values, a uniform one a single value,
+/// structs and arrays C's layout of those), which sizeof reports on every target. NVPTX's
+/// own layout holds one lane per thread. Nullopt where this has no answer (an empty struct,
+/// an unsized array, a type without a fixed size).
+std::optional<std::pair<uint64_t, uint64_t>> gangLayout(TypeContext &Types, const Type *T,
+                                                        uint64_t W) {
+  auto AlignTo = [](uint64_t N, uint64_t A) { return (N + A - 1) / A * A; };
+  if (T->isArray()) {
+    auto E = gangLayout(Types, T->getElementType(), W);
+    if (!E || T->getArraySize() == 0)
+      return std::nullopt;
+    return std::make_pair(E->first * T->getArraySize(), E->second);
+  }
+  if (T->isStruct()) {
+    StructDecl *S = T->getStructDecl();
+    if (!S || S->Fields.empty())
+      return std::nullopt;
+    uint64_t Size = 0, Align = 1;
+    for (const FieldDecl &F : S->Fields) {
+      auto M = gangLayout(Types, Types.memberType(F.Ty, T->getVariability()), W);
+      if (!M)
+        return std::nullopt;
+      Size = AlignTo(Size, M->second) + M->first;
+      Align = std::max(Align, M->second);
+    }
+    return std::make_pair(AlignTo(Size, Align), Align);
+  }
+  uint64_t Bytes = 0;
+  if (T->isPointer())
+    Bytes = 8;
+  else if (T->isEnum())
+    Bytes = 4;
+  else if (T->isAtomic())
+    switch (T->getKind()) {
+    case Type::Bool:
+    case Type::Int8:
+    case Type::UInt8:
+      Bytes = 1;
+      break;
+    case Type::Int16:
+    case Type::UInt16:
+    case Type::Float16:
+      Bytes = 2;
+      break;
+    case Type::Int64:
+    case Type::UInt64:
+    case Type::Double:
+      Bytes = 8;
+      break;
+    default:
+      Bytes = 4;
+    }
+  else
+    return std::nullopt;
+  return std::make_pair(T->isVarying() ? Bytes * W : Bytes, Bytes);
+}
+
 /// A unique symbol per overload: export / extern "C" functions keep their name.
 std::string mangle(const FunctionDecl &FD) {
   const FunctionFlags &F = FD.flags();
@@ -965,13 +1023,16 @@ Value *FunctionLowering::rvalue(Expr *E) {
     Op *O = B.create(OpCode::SizeOf, E->Ty);
     O->VarType = S->OfType ? S->OfType : S->OfExpr->Ty;
     // sizeof(varying T) is the whole gang's size on every target (ISPC), also
-    // on NVPTX, where a thread's varying value holds only its own lane. A struct
-    // or array is laid out per lane there (its uniform members are not
-    // replicated), so only scalars, enums and pointers are scaled: a varying
-    // struct with varying members still reports one lane's size on NVPTX.
+    // on NVPTX, where a thread's varying value holds only its own lane: a scalar,
+    // enum or pointer is scaled by the gang; a struct or array reports ISPC's
+    // layout (varying members scaled, uniform members once).
     const Type *VT = O->VarType;
-    if (ML.Target.isGPU() && VT->isVarying() && !VT->isStruct() && !VT->isArray())
-      return arith(BinaryOp::Mul, O->result(), B.constInt(ML.Target.GangWidth, E->Ty), E->Ty);
+    if (ML.Target.isGPU() && VT->isVarying()) {
+      if (!VT->isStruct() && !VT->isArray())
+        return arith(BinaryOp::Mul, O->result(), B.constInt(ML.Target.GangWidth, E->Ty), E->Ty);
+      if (auto L = gangLayout(B.types(), VT, ML.Target.GangWidth))
+        return B.constInt(static_cast<int64_t>(L->first), E->Ty);
+    }
     return O->result();
   }
   case Expr::NewExprKind:

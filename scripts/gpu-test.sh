@@ -7,6 +7,10 @@
 #   bash scripts/gpu-test.sh run DIR [JOBS]  # on the GPU machine: nvcc the driver, run JOBS
 #                                            # tests at a time (default 4), compare
 #
+# `prepare` also makes the headers of examples/cuda-embed (the CUDA runtime-API
+# program with the PTX embedded) the way spmdc_add_ptx does; `run` builds it with
+# nvcc and runs it from a folder without the PTX (line `embed: PASS|FAIL`).
+#
 # `run` prints one line per test and ends with `N passed, N passed without fma
 # only, N failed, N skipped`: a test whose output differs from x86's only by
 # the rounding of fma (NVPTX contracts a*b+c, x86 does not) passes when built
@@ -52,6 +56,14 @@ prepare() {
     python3 "$root/test/runtime/run-spmd.py" "$spmdc" "$root/build/lib/libspmdc_test_driver.a" \
       "$cxx" "$out/tmp/$name" "$t" 2>/dev/null | grep -v '^targets:' >"$out/$name.expected"
   done
+  # The embedded-PTX example: the commands of spmdc_add_ptx (cmake/spmdcFunctions.cmake).
+  mkdir -p "$out/embed"
+  "$spmdc" --target=nvptx-sm_90 "$root/examples/cuda-embed/kernels.spmd" -o "$out/embed/kernels.ptx" \
+    -h "$out/embed/kernels_host.h" &&
+    cmake -DINPUT="$out/embed/kernels.ptx" -DOUTPUT="$out/embed/kernels_ptx.h" -DSYMBOL=kernels_ptx \
+      -P "$root/cmake/spmdcEmbed.cmake" &&
+    cp "$root/examples/cuda-embed/main.cu" "$out/embed/" && rm "$out/embed/kernels.ptx" ||
+    { echo "cannot prepare examples/cuda-embed" >&2; exit 1; }
   echo "prepared $(ls "$out"/*.ptx | wc -l) PTX tests, $(ls "$out"/*.skip 2>/dev/null | wc -l) skipped, in $out"
 }
 
@@ -106,7 +118,15 @@ run() {
     skip=$((skip + 1))
   done
   echo "$pass passed, $nofma passed without fma only, $fail failed, $skip skipped"
-  [ "$fail" -eq 0 ]
+  local embed=FAIL
+  if [ -d "$dir/embed" ]; then
+    # Built and run in a folder holding no .ptx: the program carries its PTX.
+    (cd "$dir/embed" && nvcc -O2 -arch=sm_90 -o cuda_embed main.cu && ./cuda_embed) && embed=PASS
+    echo "embed: $embed (examples/cuda-embed, the CUDA runtime API with the PTX in the binary)"
+  else
+    echo "embed: not prepared"
+  fi
+  [ "$fail" -eq 0 ] && [ "$embed" = PASS ]
 }
 
 case "${1:-}" in
