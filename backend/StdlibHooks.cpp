@@ -186,10 +186,13 @@ private:
     return std::nullopt;
   }
 
+  /// Floats as ISPC's: `a < b ? a : b` (`a > b ? a : b`), one minps/maxps on x86 (where
+  /// either is NaN the result is b); integers by the intrinsics.
   llvm::Value *minMax(bool Min, llvm::Value *X, llvm::Value *Y) {
-    ID Id = Float    ? (Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum)
-            : Signed ? (Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
-                     : (Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
+    if (Float)
+      return B.CreateSelect(Min ? B.CreateFCmpOLT(X, Y) : B.CreateFCmpOGT(X, Y), X, Y);
+    ID Id = Signed ? (Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
+                   : (Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
     return B.CreateBinaryIntrinsic(Id, X, Y);
   }
 
@@ -260,8 +263,8 @@ private:
     if (!VT) {
       llvm::Value *V = B.CreateInsertElement(
           llvm::PoisonValue::get(llvm::FixedVectorType::get(X->getType(), 4)), X, B.getInt64(0));
-      V = B.CreateUnaryIntrinsic(Rcp ? llvm::Intrinsic::x86_sse_rcp_ss
-                                     : llvm::Intrinsic::x86_sse_rsqrt_ss, V);
+      V = B.CreateIntrinsic(Rcp ? llvm::Intrinsic::x86_sse_rcp_ss : llvm::Intrinsic::x86_sse_rsqrt_ss,
+                            llvm::ArrayRef<llvm::Type *>{}, {V});
       return B.CreateExtractElement(V, B.getInt64(0));
     }
     unsigned N = VT->getNumElements();
@@ -273,7 +276,8 @@ private:
       std::vector<int> Idx;
       for (unsigned J = 0; J < W; J++)
         Idx.push_back(I + J < N ? int(I + J) : -1);
-      Parts.push_back(B.CreateUnaryIntrinsic(Op, B.CreateShuffleVector(X, Idx)));
+      Parts.push_back(B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{},
+                                        {B.CreateShuffleVector(X, Idx)}));
     }
     while (Parts.size() > 1) { // concatenate pairwise
       std::vector<llvm::Value *> Next;
