@@ -70,7 +70,7 @@ const Bound kDefaultBounds[] = {{"exp", 1.0, 0.80},   {"log", 1.0, 0.90},   {"si
                                 {"acos", 1.5, 0.95},  {"atan", 2.0, 0.80},  {"atan2", 2.0, 1.15},
                                 {"pow", 20.0, 1.15},  {"expm1", 1.6, 0.75}, {"log1p", 1.5, 0.90},
                                 {"sinh", 2.5, 1.25},  {"cosh", 1.6, 1.20},  {"tanh", 2.5, 1.55},
-                                {"cbrt", 1.0, 0.70},  {"fmod", 0.0, 0.0},   {"erf", 1.6, 0.95},
+                                {"cbrt", 1.0, 0.70},  {"fmod", 0.0, 0.0},   {"erf", 2.3, 0.95},
                                 {"erfc", 3.0, 2.80}};
 bool DefaultLib = false; // --lib default
 
