@@ -48,6 +48,8 @@ public:
                            : A[0];
       return B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), X);
     }
+    if ((N == "spmd_rcp_estimate" || N == "spmd_rsqrt_estimate") && K == 1)
+      return estimate(N == "spmd_rcp_estimate");
     if (N == "abs" && K == 1)
       return Float ? B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, A[0])
                    : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
@@ -184,10 +186,13 @@ private:
     return std::nullopt;
   }
 
+  /// Floats as ISPC's: `a < b ? a : b` (`a > b ? a : b`), one minps/maxps on x86 (where
+  /// either is NaN the result is b); integers by the intrinsics.
   llvm::Value *minMax(bool Min, llvm::Value *X, llvm::Value *Y) {
-    ID Id = Float    ? (Min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum)
-            : Signed ? (Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
-                     : (Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
+    if (Float)
+      return B.CreateSelect(Min ? B.CreateFCmpOLT(X, Y) : B.CreateFCmpOGT(X, Y), X, Y);
+    ID Id = Signed ? (Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax)
+                   : (Min ? llvm::Intrinsic::umin : llvm::Intrinsic::umax);
     return B.CreateBinaryIntrinsic(Id, X, Y);
   }
 
@@ -243,6 +248,54 @@ private:
                                     llvm::AtomicOrdering::SequentiallyConsistent);
     llvm::Value *Old = B.CreateExtractValue(X, 0);
     return T->isFloatingPointTy() ? B.CreateBitCast(Old, T) : Old;
+  }
+
+  /// The x86 hardware estimate of 1/x (rcp) or 1/sqrt(x) (rsqrt) of a float or float
+  /// vector, about 12 bits (rcpps / rsqrtps; vectors go by 8 lanes, which every x86
+  /// target wider than 4 lanes has as ymm, or by 4); on NVPTX the exact quotient.
+  llvm::Value *estimate(bool Rcp) {
+    llvm::Value *X = A[0];
+    if (GPU) {
+      llvm::Value *D = Rcp ? X : B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, X);
+      return B.CreateFDiv(llvm::ConstantFP::get(X->getType(), 1.0), D);
+    }
+    auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(X->getType());
+    if (!VT) {
+      llvm::Value *V = B.CreateInsertElement(
+          llvm::PoisonValue::get(llvm::FixedVectorType::get(X->getType(), 4)), X, B.getInt64(0));
+      V = B.CreateIntrinsic(Rcp ? llvm::Intrinsic::x86_sse_rcp_ss : llvm::Intrinsic::x86_sse_rsqrt_ss,
+                            llvm::ArrayRef<llvm::Type *>{}, {V});
+      return B.CreateExtractElement(V, B.getInt64(0));
+    }
+    unsigned N = VT->getNumElements();
+    unsigned W = N % 8 == 0 ? 8 : 4;
+    ID Op = W == 8 ? (Rcp ? llvm::Intrinsic::x86_avx_rcp_ps_256 : llvm::Intrinsic::x86_avx_rsqrt_ps_256)
+                   : (Rcp ? llvm::Intrinsic::x86_sse_rcp_ps : llvm::Intrinsic::x86_sse_rsqrt_ps);
+    std::vector<llvm::Value *> Parts;
+    for (unsigned I = 0; I < N; I += W) {
+      std::vector<int> Idx;
+      for (unsigned J = 0; J < W; J++)
+        Idx.push_back(I + J < N ? int(I + J) : -1);
+      Parts.push_back(B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{},
+                                        {B.CreateShuffleVector(X, Idx)}));
+    }
+    while (Parts.size() > 1) { // concatenate pairwise
+      std::vector<llvm::Value *> Next;
+      for (size_t I = 0; I < Parts.size(); I += 2) {
+        unsigned Width = llvm::cast<llvm::FixedVectorType>(Parts[I]->getType())->getNumElements();
+        std::vector<int> Idx;
+        for (unsigned J = 0; J < 2 * Width; J++)
+          Idx.push_back(J);
+        Next.push_back(B.CreateShuffleVector(Parts[I], Parts[I + 1], Idx));
+      }
+      Parts = Next;
+    }
+    if (N == W)
+      return Parts[0];
+    std::vector<int> Idx;
+    for (unsigned J = 0; J < N; J++)
+      Idx.push_back(J);
+    return B.CreateShuffleVector(Parts[0], Idx);
   }
 
   /// One x86 RDRAND of 64 bits stored through A[0]; true if the processor had entropy.

@@ -280,9 +280,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
     TRY_VALUE("--math-lib", {
       if (V == "svml")
         return fail("--math-lib=svml needs Intel's Short Vector Math Library, which spmdc does "
-                    "not link; use default, fast or system");
-      if (V != "default" && V != "fast" && V != "system")
-        return fail("unknown --math-lib value '" + V + "' (expected default, fast, svml or system)");
+                    "not link; use default, fast, accurate or system");
+      if (V != "default" && V != "fast" && V != "accurate" && V != "system")
+        return fail("unknown --math-lib value '" + V +
+                    "' (expected default, fast, accurate, svml or system)");
       O.MathLib = V;
     })
     TRY_VALUE("--hfuse-config", O.HFuseConfig = V)
@@ -398,8 +399,9 @@ void printHelp(llvm::raw_ostream &OS) {
         "  --opt=<o>           ISPC's other --opt values (disable-gathers, disable-scatters,\n"
         "                      force-aligned-memory, ...): accepted without effect yet\n"
         "  --math-lib=<lib>    transcendental functions: default (spmdc's vector kernels),\n"
-        "                      fast (the same kernels), system (the C library's, called once\n"
-        "                      per active lane; x86 only), svml (refused: not linked)\n"
+        "                      fast (the same kernels), accurate (float kernels below 1 ulp,\n"
+        "                      slower), system (the C library's, called once per active\n"
+        "                      lane; x86 only), svml (refused: not linked)\n"
         "  --pic, --PIC        position-independent code (spmdc's objects always are)\n"
         "  --addressing=32|64  ISPC's index width for address arithmetic (spmdc uses 64)\n"
         "  --x86-asm-syntax=intel|att\n"

@@ -38,8 +38,9 @@ struct CompilerOptions {
   bool DisableFMA =
       false; ///< --opt=disable-fma: no a*b+c contraction on NVPTX (x86 never contracts)
   bool SyntaxOnly = false;
-  /// --math-lib: ISPC's default, fast (here the default's kernels), system (libm per
-  /// lane; x86 only); svml is refused at parsing (no SVML library is linked).
+  /// --math-lib: ISPC's default, fast (here the default's kernels), accurate (spmdc's:
+  /// the float kernels below 1 ulp), system (libm per lane; x86 only); svml is refused
+  /// at parsing (no SVML library is linked).
   std::string MathLib = "default";
   bool NoPreprocessor = false; ///< --nocpp: the source goes to the lexer as it is (ISPC's flag)
   bool EmitKindGiven = false;

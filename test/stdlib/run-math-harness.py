@@ -4,7 +4,9 @@ for every x86 target this CPU runs, runs it with the given arguments on each, ch
 that every target prints exactly the same (results hashes included: the math library
 gives bit-identical results on every target) and prints that output once.
 
-usage: run-math-harness.py SPMDC CXX TMPDIR [harness args...]
+usage: run-math-harness.py SPMDC CXX TMPDIR [--math-lib=L] [harness args...]
+--math-lib=L (default, fast, accurate) builds the kernels with that library and tells the
+harness (--lib L) which bounds to check; without it, --math-lib=accurate.
 """
 import os
 import subprocess
@@ -17,6 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     spmdc, cxx, tmp = sys.argv[1:4]
     args = sys.argv[4:]
+    lib = "accurate"
+    if args and args[0].startswith("--math-lib="):
+        lib = args.pop(0).split("=", 1)[1]
     os.makedirs(tmp, exist_ok=True)
     runnable = subprocess.run([spmdc, "--print-host-targets"], capture_output=True,
                               text=True, check=True).stdout.split()
@@ -32,7 +37,7 @@ def main():
         exe = os.path.join(tmp, target + ".exe")
         wanted = [a for a in args if not a.startswith("-") and not a.isdigit()]
         defines = (["-DWANT_SOME"] + ["-DWANT_" + f for f in wanted]) if wanted else []
-        r = subprocess.run([spmdc, "--target=" + target] + defines + [
+        r = subprocess.run([spmdc, "--target=" + target, "--math-lib=" + lib] + defines + [
                             os.path.join(HERE, "Inputs", "math_kernels.spmd"), "-o", obj],
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -40,7 +45,7 @@ def main():
             print(f"run-math-harness: compiling for {target} failed", file=sys.stderr)
             return 1
         subprocess.run([cxx, harness_obj, obj, "-o", exe, "-lm"], check=True)
-        r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=600)
+        r = subprocess.run([exe, "--lib", lib] + args, capture_output=True, text=True, timeout=600)
         outputs[target], status[target] = r.stdout, r.returncode
         sys.stderr.write(r.stderr)
     if not outputs:
