@@ -7,6 +7,7 @@
 #include "backend/CodeGen.h"
 #include "backend/HeaderWriter.h"
 #include "backend/LLVMEmitter.h"
+#include "backend/NVPTXMath.h"
 #include "backend/TargetInfo.h"
 #include "driver/CodeGenFlags.h"
 #include "driver/DependencyFile.h"
@@ -24,6 +25,8 @@
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
+#include "ir/NVPTXMath.h"
+#include "ir/SimtBranches.h"
 #include "ir/VariabilityAnalysis.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
@@ -181,6 +184,14 @@ std::string outputPath(const CompilerOptions &Opts, const TargetInfo &Target) {
   return "-";
 }
 
+/// --opt=fast-math in any of its modes.
+bool hasFastMath(const CompilerOptions &Opts) {
+  for (const std::string &O : Opts.OptFlags)
+    if (O == "fast-math" || O.rfind("fast-math:", 0) == 0)
+      return true;
+  return false;
+}
+
 } // namespace
 
 int runCompiler(const CompilerOptions &Opts) {
@@ -298,7 +309,14 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 
-  // 8. The context-stack divergence transform: varying control flow -> masks.
+  // 8. NVPTX: float exp/log (all of exp log pow sin cos tan with fast math)
+  // through the GPU's special function unit; varying branches that need no mask stay per-thread branches
+  // (SIMT); then the context-stack divergence transform: the others -> masks.
+  const bool GPUFastMath = Target->isGPU() && hasFastMath(Opts);
+  if (Target->isGPU())
+    ir::selectNVPTXMath(*IRM, Opts.MathLib == "fast" || GPUFastMath);
+  if (Target->isGPU() && Opts.SimtBranches)
+    ir::selectSimtBranches(*IRM);
   ir::runDivergenceTransform(*IRM, Target->GangWidth);
   if (!verifyIR(*IRM, true, Diags))
     return 1;
@@ -317,6 +335,8 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
     return 1;
   if (!Target->isGPU())
     applyCodeGenFlags(*LM, *TM, Opts, *TuneCpu);
+  else if (GPUFastMath)
+    applyNVPTXFastMath(*LM); // div.approx, sqrt.approx
   optimizeModule(*LM, *TM, Opts.OptLevel);
   // 10. A multi-target build's per-target symbols and dispatching object (driver/MultiTarget.cpp).
   const OutputKind Kind = outputKind(Opts.Emit, *Target);

@@ -53,7 +53,8 @@ bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
         return true;
       break;
     case OpCode::If: {
-      bool V = UnderVarying || O->Operands[0]->isVarying();
+      // A SIMT branch (ir/SimtBranches.cpp) jumps for real: no lanes to clear.
+      bool V = UnderVarying || (O->Operands[0]->isVarying() && !O->Simt);
       for (const auto &Sub : O->Regions)
         if (hasVaryingJump(*Sub, V, LookForReturn))
           return true;
@@ -63,8 +64,8 @@ bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
       if (!LookForReturn)
         break; // its breaks are its own
       const Op *Y = O->Regions[0]->Ops.empty() ? nullptr : O->Regions[0]->Ops.back().get();
-      bool V = UnderVarying || (Y && Y->Operands[0]->isVarying()) ||
-               hasVaryingJump(*O->Regions[1], false, false);
+      bool V = UnderVarying || (!O->Simt && ((Y && Y->Operands[0]->isVarying()) ||
+                                             hasVaryingJump(*O->Regions[1], false, false)));
       for (const auto &Sub : O->Regions)
         if (hasVaryingJump(*Sub, V, true))
           return true;
@@ -88,6 +89,20 @@ bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
   return false;
 }
 
+} // namespace
+
+bool isVaryingLoop(const Op &O) {
+  const Region &Cond = *O.Regions[0];
+  const Op *Y = Cond.Ops.empty() ? nullptr : Cond.Ops.back().get();
+  // A return under varying control flow inside makes the loop varying too:
+  // lanes that returned must stop iterating while the others go on.
+  return (Y && Y->Operands[0]->isVarying()) || hasVaryingJump(*O.Regions[1], false, false) ||
+         hasVaryingJump(*O.Regions[2], false, false) ||
+         hasVaryingJump(*O.Regions[1], false, true);
+}
+
+namespace {
+
 struct Context {
   enum Kind {
     Function,        ///< the function's own mask (entry & ~returned)
@@ -97,6 +112,7 @@ struct Context {
     VaryingLoopBody, ///< break/continue clear lanes; the loop's slot is just below
     LoopMask,        ///< the lanes still running a varying loop
     ForeachBody,     ///< continue clears lanes for the rest of the chunk
+    Simt,            ///< inside a SIMT branch: the threads running are the active lanes
   };
   Kind K;
   Value *MaskSlot; ///< var slot holding this context's mask
@@ -203,6 +219,28 @@ private:
     B.setInsertRegion(Saved);
   }
 
+  /// The outermost SIMT op of a region: only the threads whose lanes are
+  /// active run it (`if (mask)`, itself a per-thread branch), and inside it
+  /// the mask is all-on, since a thread that runs is an active lane. Nested
+  /// SIMT ops need no guard of their own. Returns the region to restore.
+  Region *enterSimt() {
+    if (SimtDepth++ > 0)
+      return nullptr;
+    Op *Guard = B.create(OpCode::If, nullptr, {mask()});
+    Guard->Simt = true;
+    Region *Saved = B.insertRegion();
+    B.setInsertRegion(B.addRegion(Guard));
+    B.addRegion(Guard); // empty else
+    Stack.push_back({Context::Simt, freshSlot(allOn(), "__simt_mask")});
+    return Saved;
+  }
+  void leaveSimt(Region *Saved) {
+    if (--SimtDepth > 0)
+      return;
+    Stack.pop_back();
+    B.setInsertRegion(Saved);
+  }
+
   Value *remap(Value *V) {
     auto It = Replaced.find(V);
     return It == Replaced.end() ? V : It->second;
@@ -214,7 +252,8 @@ private:
     R.Ops.clear();
     std::vector<Region *> Guards; // regions opened by `if (any(mask))` guards
     for (auto &O : Ops) {
-      bool MayNarrow = mayNarrowMask(*O);
+      // In a SIMT region lanes leave by real jumps; there is no mask to test.
+      bool MayNarrow = SimtDepth == 0 && mayNarrowMask(*O);
       op(std::move(O));
       // After lanes may have left, run the rest only if some lane remains.
       if (MayNarrow)
@@ -301,22 +340,26 @@ private:
     for (auto It = Stack.rbegin(); It != Stack.rend(); ++It) {
       if (It->K == Context::UniformLoopBody)
         continue; // shares its parent's mask
-      return It->K == Context::Function || It->K == Context::AllOn;
+      return It->K == Context::Function || It->K == Context::AllOn || It->K == Context::Simt;
     }
     return false;
   }
 
   void ifOp(Op &O) {
     Value *C = O.Operands[0];
-    if (!C->isVarying()) {
+    if (!C->isVarying() || O.Simt) {
+      Region *SavedSimt = O.Simt ? enterSimt() : nullptr;
       Op *If = B.create(OpCode::If, nullptr, {C});
       If->Coherent = O.Coherent;
+      If->Simt = O.Simt;
       Region *Saved = B.insertRegion();
       for (auto &Sub : O.Regions) {
         B.setInsertRegion(B.addRegion(If));
         region(*Sub);
       }
       B.setInsertRegion(Saved);
+      if (O.Simt)
+        leaveSimt(SavedSimt);
       return;
     }
     Value *ParentSlot = Stack.back().MaskSlot;
@@ -335,20 +378,14 @@ private:
     }
   }
 
-  bool isVaryingLoop(Op &O) {
-    const Region &Cond = *O.Regions[0];
-    const Op *Y = Cond.Ops.empty() ? nullptr : Cond.Ops.back().get();
-    // A return under varying control flow inside makes the loop varying too:
-    // lanes that returned must stop iterating while the others go on.
-    return (Y && Y->Operands[0]->isVarying()) || hasVaryingJump(*O.Regions[1], false, false) ||
-           hasVaryingJump(*O.Regions[2], false, false) ||
-           hasVaryingJump(*O.Regions[1], false, true);
-  }
-
   void loopOp(Op &O) {
-    if (!isVaryingLoop(O)) {
+    if (!isVaryingLoop(O) || O.Simt) {
+      // A SIMT loop is built like a uniform one: its varying condition and
+      // its break/continue are per-thread branches.
+      Region *SavedSimt = O.Simt ? enterSimt() : nullptr;
       Op *L = B.create(OpCode::Loop, nullptr);
       L->DoWhile = O.DoWhile;
+      L->Simt = O.Simt;
       Region *Saved = B.insertRegion();
       for (size_t I = 0; I < O.Regions.size(); ++I) {
         B.setInsertRegion(B.addRegion(L));
@@ -360,6 +397,8 @@ private:
           Stack.pop_back();
       }
       B.setInsertRegion(Saved);
+      if (O.Simt)
+        leaveSimt(SavedSimt);
       return;
     }
     // loop { [cond]; body under a body mask; step; [do-while cond] }
@@ -604,6 +643,7 @@ private:
   Value *FuncSlot = nullptr;
   Value *RetSlot = nullptr;
   bool VaryingReturns = false;
+  unsigned SimtDepth = 0; ///< SIMT ops around the current position
   std::vector<Context> Stack;
   llvm::DenseMap<Value *, Value *> Replaced;
   std::vector<std::unique_ptr<Op>> Dead; // keeps replaced values alive for remapping

@@ -167,6 +167,10 @@ public:
   /// Signed integer add/sub/mul that may not overflow (LLVM `nsw`): set by the
   /// variability analysis on the uniform index arithmetic it builds.
   bool NoSignedWrap = false;
+  /// A varying `if`/`loop` (and its loop's `yield`) that NVPTX runs as a real
+  /// per-thread branch, the warp reconverging in hardware: set by
+  /// ir/SimtBranches.cpp where nothing inside needs the gang's mask.
+  bool Simt = false;
 
   Value *result() const { return Result.get(); }
   Region &region(unsigned I) { return *Regions[I]; }
