@@ -1781,6 +1781,7 @@ private:
       Call.ResultLLVM = llvmType(O.result()->Ty);
     }
     Call.Mask = mask(O);
+    Call.RunningThreadsOnly = O.Simt;
     llvm::Value *R = nullptr;
     if (!emitStdlibHook(Call, B, *Lanes, Target.isGPU(), R)) {
       unsupported(O, "the standard library function '" + Call.Name + "' with these arguments");

@@ -36,6 +36,35 @@ bool isThreadLocalHook(const std::string &N) {
          N.rfind("spmd_nvptx_", 0) == 0;
 }
 
+/// Atomics with a varying operand and memcpy/memset/memmove to a varying
+/// address: each active lane does its own (backend/StdlibHooks.cpp's
+/// perLane), which a running thread does alone. Otherwise they elect one lane
+/// by a ballot.
+bool isPerLaneMemoryHook(const Op &Call) {
+  const std::string &N = Call.Callee->Name;
+  if (N.rfind("memcpy", 0) == 0 || N.rfind("memmove", 0) == 0 || N.rfind("memset", 0) == 0)
+    return !Call.Operands.empty() && Call.Operands[0]->isVarying();
+  if (N.rfind("atomic_", 0) != 0 || N.size() < 7 || N.compare(N.size() - 7, 7, "_global") != 0)
+    return false;
+  for (const Value *A : Call.Operands)
+    if (A->isVarying())
+      return true;
+  return false;
+}
+
+/// Votes over the active lanes: in a SIMT region the threads running are the
+/// active lanes, so the back end ballots over `activemask` (the call is
+/// marked Simt; backend/StdlibHooks.cpp).
+bool isActiveLaneVote(const Op &Call) {
+  const std::string &N = Call.Callee->Name;
+  if (N == "lanemask")
+    return Call.Operands.empty();
+  if (Call.Operands.size() != 1)
+    return false;
+  return N == "any" || N == "all" || N == "none" || N == "packmask" ||
+         (N == "popcnt" && Call.Operands[0]->Ty->isBool());
+}
+
 /// The op that defines an address, through element/field steps and pointer casts.
 const Op *addressRoot(const Value *Addr) {
   while (Addr->Def && (Addr->Def->Code == OpCode::ElementAddr ||
@@ -89,8 +118,12 @@ public:
 
   void run() {
     for (auto &F : M.Functions)
-      if (F->Body)
+      if (F->Body) {
         markRegion(*F->Body, *F);
+        // A clean function may be called from a SIMT region: its votes too.
+        if (functionIsClean(*F))
+          markAll(*F->Body);
+      }
   }
 
 private:
@@ -229,7 +262,11 @@ private:
         return false; // a varying function pointer is called lane group by lane group
       if (O.Callee->Body)
         return functionIsClean(*O.Callee);
-      return O.Callee->IsStdlib && isThreadLocalHook(O.Callee->Name);
+      return O.Callee->IsStdlib &&
+             (isThreadLocalHook(O.Callee->Name) || isPerLaneMemoryHook(O) ||
+              isActiveLaneVote(O) ||
+              (O.Callee->Name == "popcnt" && O.Operands.size() == 1 &&
+               !O.Operands[0]->Ty->isBool())); // a bit count, not a vote
     case OpCode::Load: {
       const Op *Root = addressRoot(O.Operands[0]);
       return !(Root && Root->Code == OpCode::Var && S.Facts.EscapingSlots.count(Root->result()));
@@ -291,7 +328,14 @@ private:
     }
   }
 
+  static void markAll(Region &R) {
+    for (auto &O : R.Ops)
+      markAll(*O);
+  }
   static void markAll(Op &O) {
+    if (O.Code == OpCode::Call && O.Callee && O.Callee->IsStdlib && !O.Callee->Body &&
+        isActiveLaneVote(O))
+      O.Simt = true;
     if ((O.Code == OpCode::If && O.Operands[0]->isVarying()) ||
         (O.Code == OpCode::Loop && isVaryingLoop(O))) {
       O.Simt = true;
@@ -299,8 +343,7 @@ private:
         O.Regions[0]->Ops.back()->Simt = true; // its yield
     }
     for (auto &Sub : O.Regions)
-      for (auto &Inner : Sub->Ops)
-        markAll(*Inner);
+      markAll(*Sub);
   }
 
   Module &M;

@@ -15,7 +15,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$(dirname "${BASH_SOURCE[0]}")/cuda-toolkit.sh"
-kernels=(saxpy stencil mandelbrot options reduce)
+kernels=(saxpy stencil mandelbrot options reduce math_ulp)
 
 # nvcc and its flags for the benchmark; the same here (checked against the stub
 # libcuda) and on the GPU machine.
@@ -86,7 +86,9 @@ build_bench() {
   for f in "${pids[@]}"; do wait "$f" || rc=1; done
   [ "$rc" -eq 0 ] || return 1
   # shellcheck disable=SC2086 # $extra is empty or one flag
-  "$nvcc" "${nvcc_flags[@]}" -o "$bin/bench" "$bin"/{bench,saxpy,stencil,mandelbrot,options,reduce,spmdc_cuda}.o $extra -lcuda
+  "$nvcc" "${nvcc_flags[@]}" -o "$bin/bench" "$bin"/{bench,saxpy,stencil,mandelbrot,options,reduce,spmdc_cuda}.o $extra -lcuda || return 1
+  # The exhaustive error measurement of the GPU exp/log (examples/gpu/math_ulp.cu).
+  "$nvcc" "${nvcc_flags[@]}" -I"$dir/src" -o "$bin/math_ulp" "$dir/src/math_ulp.cu" "$bin/spmdc_cuda.o" $extra -lcuda
 }
 
 build_cuda_host() {
@@ -116,6 +118,8 @@ run() {
   "$bin/cuda-host-saxpy" "$dir/cuda-host/saxpy.ptx" || rc=1
   echo "== examples/gpu benchmark"
   "$bin/bench" "$ptx" || rc=1
+  echo "== exp/log error over every float (spmdc's GPU library against CUDA's expf/logf)"
+  "$bin/math_ulp" "$ptx" || rc=1
   echo "finished in $((SECONDS - t0)) s"
   return "$rc"
 }
