@@ -8,6 +8,7 @@
 
 #include "backend/DynamicMemory.h"
 #include "backend/LaneOps.h"
+#include "backend/NVPTXSimt.h"
 #include "backend/StdlibHooks.h"
 #include "backend/TargetInfo.h"
 #include "backend/WarpFrames.h"
@@ -1781,7 +1782,6 @@ private:
       Call.ResultLLVM = llvmType(O.result()->Ty);
     }
     Call.Mask = mask(O);
-    Call.RunningThreadsOnly = O.Simt;
     llvm::Value *R = nullptr;
     if (!emitStdlibHook(Call, B, *Lanes, Target.isGPU(), R)) {
       unsupported(O, "the standard library function '" + Call.Name + "' with these arguments");
@@ -1792,6 +1792,8 @@ private:
 
   void ifOp(ir::Op &O) {
     llvm::Value *C = val(O.Operands[0]);
+    if (O.Simt && O.Operands[0]->isVarying() && !llvm::isa<llvm::Constant>(C))
+      C = opaqueSimtCondition(B, C);
     auto *Then = llvm::BasicBlock::Create(Ctx, "if.then", Fn);
     auto *Else = llvm::BasicBlock::Create(Ctx, "if.else", Fn);
     auto *End = llvm::BasicBlock::Create(Ctx, "if.end", Fn);

@@ -69,9 +69,6 @@ public:
       return B.CreateBitCast(A[0], C.ResultLLVM);
 
     // Votes over the active lanes.
-    if (GPU && C.RunningThreadsOnly)
-      if (llvm::Value *R = runningThreadsVote(N, K))
-        return R;
     if ((N == "any" || N == "all" || N == "none") && K == 1) {
       llvm::Value *V = vary(A[0]);
       if (N == "all")
@@ -304,35 +301,6 @@ private:
     return B.CreateIntCast(V, T, true);
   }
   /// Active lanes in a mask, as int32.
-  /// NVPTX, a vote in a SIMT region: the threads running are the active lanes
-  /// and some threads of the warp may be elsewhere, so each ballot is over
-  /// `activemask` (the threads here) instead of the full warp.
-  llvm::Value *runningThreadsVote(const std::string &N, size_t K) {
-    bool OnValue = (N == "any" || N == "all" || N == "none" || N == "packmask" ||
-                    (N == "popcnt" && C.ArgTypes[0]->isBool())) &&
-                   K == 1;
-    if (!OnValue && !(N == "lanemask" && K == 0))
-      return nullptr;
-    llvm::Value *Here = B.CreateIntrinsic(B.getInt32Ty(), llvm::Intrinsic::nvvm_activemask, {});
-    auto Ballot = [&](llvm::Value *P) {
-      return B.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {}, {Here, P});
-    };
-    if (N == "lanemask")
-      return B.CreateZExtOrTrunc(Ballot(M), C.ResultLLVM);
-    llvm::Value *V = vary(A[0]);
-    if (N == "all")
-      return B.CreateICmpEQ(Ballot(B.CreateOr(V, B.CreateNot(M))), Here);
-    llvm::Value *Bits = Ballot(B.CreateAnd(V, M));
-    if (N == "any")
-      return B.CreateICmpNE(Bits, B.getInt32(0));
-    if (N == "none")
-      return B.CreateICmpEQ(Bits, B.getInt32(0));
-    if (N == "popcnt")
-      return B.CreateIntCast(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, Bits), C.ResultLLVM,
-                             false);
-    return B.CreateZExtOrTrunc(Bits, C.ResultLLVM); // packmask
-  }
-
   llvm::Value *count(llvm::Value *Mask) {
     return B.CreateTrunc(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, L.bits(Mask)),
                          B.getInt32Ty());

@@ -19,9 +19,6 @@ struct HookCall {
   const Type *ResultType = nullptr; ///< null for void
   llvm::Type *ResultLLVM = nullptr; ///< the register type of the result, or null
   llvm::Value *Mask = nullptr;      ///< the lanes active at the call
-  /// NVPTX: the call may run in a SIMT region (ir/SimtBranches.cpp), where the
-  /// threads running are the active lanes: votes ballot over `activemask`.
-  bool RunningThreadsOnly = false;
 };
 
 /// Emits `Call` at the builder's position. Returns false, emitting nothing,

@@ -52,19 +52,6 @@ bool isPerLaneMemoryHook(const Op &Call) {
   return false;
 }
 
-/// Votes over the active lanes: in a SIMT region the threads running are the
-/// active lanes, so the back end ballots over `activemask` (the call is
-/// marked Simt; backend/StdlibHooks.cpp).
-bool isActiveLaneVote(const Op &Call) {
-  const std::string &N = Call.Callee->Name;
-  if (N == "lanemask")
-    return Call.Operands.empty();
-  if (Call.Operands.size() != 1)
-    return false;
-  return N == "any" || N == "all" || N == "none" || N == "packmask" ||
-         (N == "popcnt" && Call.Operands[0]->Ty->isBool());
-}
-
 /// The op that defines an address, through element/field steps and pointer casts.
 const Op *addressRoot(const Value *Addr) {
   while (Addr->Def && (Addr->Def->Code == OpCode::ElementAddr ||
@@ -118,12 +105,8 @@ public:
 
   void run() {
     for (auto &F : M.Functions)
-      if (F->Body) {
+      if (F->Body)
         markRegion(*F->Body, *F);
-        // A clean function may be called from a SIMT region: its votes too.
-        if (functionIsClean(*F))
-          markAll(*F->Body);
-      }
   }
 
 private:
@@ -158,8 +141,12 @@ private:
     auto It = Clean.find(&F);
     if (It != Clean.end())
       return It->second;
-    Clean[&F] = false; // recursion: not clean while being scanned
+    // While F is scanned, a call of F itself counts as clean (the answer is
+    // consistent if the rest of the body is); a call back into F from another
+    // function does not, since that function's answer is kept.
+    Clean[&F] = false;
     Scan S(facts(F), /*AllowReturn=*/true);
+    S.Self = &F;
     bool Ok = scanRegion(S, *F.Body);
     Clean[&F] = Ok;
     return Ok;
@@ -171,6 +158,7 @@ private:
     Scan(const FunctionFacts &Facts, bool AllowReturn) : Facts(Facts), AllowReturn(AllowReturn) {}
     const FunctionFacts &Facts;
     bool AllowReturn;
+    const Function *Self = nullptr; ///< the function whose whole body is scanned
     unsigned VaryingDepth = 0;  ///< varying ifs/loops around the op, in the candidate
     unsigned LoopDepth = 0;     ///< loops around the op, in the candidate
     std::map<const Value *, unsigned> SlotDepth; ///< Vars defined in the candidate
@@ -261,10 +249,9 @@ private:
       if (!O.Callee || O.Callee->flags().Unmasked)
         return false; // a varying function pointer is called lane group by lane group
       if (O.Callee->Body)
-        return functionIsClean(*O.Callee);
+        return O.Callee == S.Self || functionIsClean(*O.Callee);
       return O.Callee->IsStdlib &&
              (isThreadLocalHook(O.Callee->Name) || isPerLaneMemoryHook(O) ||
-              isActiveLaneVote(O) ||
               (O.Callee->Name == "popcnt" && O.Operands.size() == 1 &&
                !O.Operands[0]->Ty->isBool())); // a bit count, not a vote
     case OpCode::Load: {
@@ -333,9 +320,6 @@ private:
       markAll(*O);
   }
   static void markAll(Op &O) {
-    if (O.Code == OpCode::Call && O.Callee && O.Callee->IsStdlib && !O.Callee->Body &&
-        isActiveLaneVote(O))
-      O.Simt = true;
     if ((O.Code == OpCode::If && O.Operands[0]->isVarying()) ||
         (O.Code == OpCode::Loop && isVaryingLoop(O))) {
       O.Simt = true;
