@@ -3,6 +3,10 @@
 
 #include "llvm/IR/IRBuilder.h"
 
+namespace llvm {
+class Module;
+}
+
 namespace spmdc {
 
 /// `C` through a `mov.pred` that LLVM cannot see through. A SIMT branch
@@ -14,5 +18,11 @@ namespace spmdc {
 /// With one opaque copy per branch no later branch tests a value known on an
 /// arm's edge.
 llvm::Value *opaqueSimtCondition(llvm::IRBuilder<> &B, llvm::Value *C);
+
+/// After LLVM's pipeline: the opaque copies whose condition became a constant
+/// (a SIMT region's guard `if (mask)` in code inlined where the mask is all-on)
+/// are replaced by the constant, so that the branch folds in code generation.
+/// No IR pass runs after this one that could thread around a branch.
+void foldConstantSimtConditions(llvm::Module &M);
 
 } // namespace spmdc

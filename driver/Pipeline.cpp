@@ -8,6 +8,7 @@
 #include "backend/HeaderWriter.h"
 #include "backend/LLVMEmitter.h"
 #include "backend/NVPTXMath.h"
+#include "backend/NVPTXSimt.h"
 #include "backend/TargetInfo.h"
 #include "driver/CodeGenFlags.h"
 #include "driver/DependencyFile.h"
@@ -338,6 +339,8 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   else if (GPUFastMath)
     applyNVPTXFastMath(*LM); // div.approx, sqrt.approx
   optimizeModule(*LM, *TM, Opts.OptLevel);
+  if (Target->isGPU())
+    foldConstantSimtConditions(*LM);
   // 10. A multi-target build's per-target symbols and dispatching object (driver/MultiTarget.cpp).
   const OutputKind Kind = outputKind(Opts.Emit, *Target);
   if (Variant && !finishTargetVariant(*LM, *IRM, *Variant, Kind, Diags))

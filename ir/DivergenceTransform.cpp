@@ -115,7 +115,8 @@ struct Context {
     Simt,            ///< inside a SIMT branch: the threads running are the active lanes
   };
   Kind K;
-  Value *MaskSlot; ///< var slot holding this context's mask
+  Value *MaskSlot;        ///< var slot holding this context's mask
+  bool AllOnForGood = false; ///< the slot holds all-on and no lane can leave it
 };
 
 class FunctionTransform {
@@ -226,13 +227,26 @@ private:
   Region *enterSimt() {
     if (SimtDepth++ > 0)
       return nullptr;
+    if (maskIsAllOnForGood()) { // every thread runs: no guard
+      Stack.push_back({Context::Simt, Stack.back().MaskSlot, true});
+      return B.insertRegion();
+    }
     Op *Guard = B.create(OpCode::If, nullptr, {mask()});
     Guard->Simt = true;
     Region *Saved = B.insertRegion();
     B.setInsertRegion(B.addRegion(Guard));
     B.addRegion(Guard); // empty else
-    Stack.push_back({Context::Simt, freshSlot(allOn(), "__simt_mask")});
+    Stack.push_back({Context::Simt, freshSlot(allOn(), "__simt_mask"), true});
     return Saved;
+  }
+  /// Whether the current mask is all-on wherever the current op runs: an
+  /// everywhere block, a SIMT region, or a full foreach chunk that no lane
+  /// leaves by continue or return (UniformLoopBody shares its parent's slot).
+  bool maskIsAllOnForGood() const {
+    for (auto It = Stack.rbegin(); It != Stack.rend(); ++It)
+      if (It->K != Context::UniformLoopBody)
+        return It->AllOnForGood;
+    return false;
   }
   void leaveSimt(Region *Saved) {
     if (--SimtDepth > 0)
@@ -312,7 +326,7 @@ private:
       return foreachUnique(*O);
     case OpCode::Everywhere:
     case OpCode::Unmasked: {
-      Stack.push_back({Context::AllOn, freshSlot(allOn(), "__all_on")});
+      Stack.push_back({Context::AllOn, freshSlot(allOn(), "__all_on"), true});
       region(*O->Regions[0]);
       Stack.pop_back();
       return;
@@ -544,7 +558,9 @@ private:
     Region Copy;
     std::map<const Value *, Value *> Map;
     cloneRegionInto(*O.Regions[0], Copy, Map);
-    Stack.push_back({Context::ForeachBody, freshSlot(allOn(), "__foreach_full_mask")});
+    // No guard is needed inside unless a lane can leave the chunk early.
+    bool LanesStay = !hasVaryingJump(Copy, true, false) && !hasVaryingJump(Copy, true, true);
+    Stack.push_back({Context::ForeachBody, freshSlot(allOn(), "__foreach_full_mask"), LanesStay});
     region(Copy);
     Stack.pop_back();
     // Cannot overflow: counter + W <= End. (`nsw` lets LLVM widen the index.)
