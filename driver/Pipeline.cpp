@@ -9,7 +9,6 @@
 #include "backend/LLVMEmitter.h"
 #include "backend/NVPTXMath.h"
 #include "backend/NVPTXSimt.h"
-#include "backend/TargetInfo.h"
 #include "driver/CodeGenFlags.h"
 #include "driver/DependencyFile.h"
 #include "driver/MultiTarget.h"
@@ -31,6 +30,7 @@
 #include "ir/VariabilityAnalysis.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
