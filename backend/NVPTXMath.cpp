@@ -38,21 +38,34 @@ public:
   }
   llvm::Value *isNaN(llvm::Value *X) { return B.CreateFCmpUNO(X, X); }
 
-  /// e^x within 2 ulp (CUDA's expf bound; math_ulp.cu measures every float):
-  /// x log2(e) = j + r with j = rint(x log2e) kept in [-149, 127] and
-  /// r = x log2e - j from one fma plus the low part of log2(e) (|r| <= 1/2
-  /// but near the ends of the range, absolute error about 2^-25), e^x = 2^r 2^j,
-  /// both by `ex2.approx` (2^j of an integer is exact, down to the smallest
-  /// subnormal). Infinite x gives an infinite r, so e^x overflows to infinity
-  /// or underflows to 0 as it should; a NaN stays NaN through r.
+  /// e^x within 2 ulp (CUDA's expf bound; math_ulp.cu measures every float),
+  /// with one special-function instruction (the SFU issues a quarter or less
+  /// of the FMA rate, and Black-Scholes is bound by it): x log2(e) = j + r,
+  /// j the nearest integer (by the 1.5 * 2^23 rounding trick, which also
+  /// leaves j in the low bits), r = x log2e - j from one fma plus the low part
+  /// of log2(e) (|r| <= 1/2, absolute error about 2^-25); 2^r by
+  /// `ex2.approx.ftz` (in [0.7, 1.42]: flushing cannot matter), 2^j from the
+  /// exponent bits in two factors, so that results near the overflow threshold
+  /// and subnormal results are right. x is clamped first (NaN-propagating
+  /// min/max): beyond the clamp e^x is infinity or 0 anyway.
   llvm::Value *exp(llvm::Value *X) {
-    llvm::Value *J = B.CreateUnaryIntrinsic(llvm::Intrinsic::rint, B.CreateFMul(X, c(1.44269502f)));
-    J = B.CreateBinaryIntrinsic(llvm::Intrinsic::minnum,
-                                B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, J, c(-149.0f)),
-                                c(127.0f));
-    llvm::Value *R = fma(X, c(1.44269502f), B.CreateFNeg(J));
-    R = fma(X, c(1.925963e-8f), R); // log2(e) - 1.44269502f
-    return B.CreateFMul(ex2(R, /*Ftz=*/false), ex2(J, /*Ftz=*/false));
+    const float Magic = 12582912.0f; // 1.5 * 2^23
+    llvm::Value *Xc = B.CreateBinaryIntrinsic(
+        llvm::Intrinsic::minimum,
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, X, c(-104.0f)), c(89.0f));
+    llvm::Value *T = fma(Xc, c(1.44269502f), c(Magic));
+    llvm::Value *J = B.CreateFSub(T, c(Magic));
+    llvm::Value *R = fma(Xc, c(1.44269502f), B.CreateFNeg(J));
+    R = fma(Xc, c(1.925963e-8f), R); // log2(e) - 1.44269502f
+    llvm::Value *E = ex2(R, /*Ftz=*/true);
+    llvm::Value *Ji = B.CreateSub(B.CreateBitCast(T, I32), B.CreateBitCast(c(Magic), I32));
+    llvm::Value *J1 = B.CreateBinaryIntrinsic(
+        llvm::Intrinsic::smin, B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, Ji, ci(-126)),
+        ci(127));
+    auto Pow2 = [&](llvm::Value *K) {
+      return B.CreateBitCast(B.CreateShl(B.CreateAdd(K, ci(127)), 23), F32);
+    };
+    return B.CreateFMul(B.CreateFMul(E, Pow2(J1)), Pow2(B.CreateSub(Ji, J1)));
   }
 
   /// log x within 1 ulp: the standard library's float kernel (x = 2^k m, m in

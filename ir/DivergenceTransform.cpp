@@ -154,6 +154,18 @@ public:
     if (VaryingReturns && !Ret->isVoid())
       RetSlot = B.var(Ret, "__ret");
     Stack.push_back({Context::Function, FuncSlot});
+    if (F.SimtBody) {
+      // Threads whose lane is off skip the body: in a SIMT region they would
+      // run its top-level code, recursive calls included, on stale values.
+      Region *Saved = enterSimt();
+      region(*Old);
+      leaveSimt(Saved);
+      std::vector<Value *> Undefined; // the value an off lane gets back
+      if (!Ret->isVoid())
+        Undefined.push_back(B.load(B.var(Ret, "__off_lane_result")));
+      B.create(OpCode::Return, nullptr, Undefined);
+      return;
+    }
     region(*Old);
     if (VaryingReturns)
       emitReturnFromSlot();
@@ -266,8 +278,9 @@ private:
     R.Ops.clear();
     std::vector<Region *> Guards; // regions opened by `if (any(mask))` guards
     for (auto &O : Ops) {
-      // In a SIMT region lanes leave by real jumps; there is no mask to test.
-      bool MayNarrow = SimtDepth == 0 && mayNarrowMask(*O);
+      // In and after a SIMT op lanes leave by real jumps: there is no mask to
+      // test (and a vote after a thread's real return would wait for it).
+      bool MayNarrow = SimtDepth == 0 && !O->Simt && mayNarrowMask(*O);
       op(std::move(O));
       // After lanes may have left, run the rest only if some lane remains.
       if (MayNarrow)

@@ -191,6 +191,9 @@ public:
   /// True once the divergence transform ran: Params[0] is then the entry mask
   /// (except for export, task and extern "C" functions, which start all-on).
   bool HasMaskParam = false;
+  /// NVPTX: nothing in the body needs the mask (ir/SimtBranches.cpp), so the
+  /// whole body is one SIMT region: only threads whose lane is on run it.
+  bool SimtBody = false;
   const FunctionFlags &flags() const { return Ty->getFunctionFlags(); }
   /// A unique symbol for overloads: Name, or Name + a type suffix.
   std::string Symbol;

@@ -105,8 +105,10 @@ public:
 
   void run() {
     for (auto &F : M.Functions)
-      if (F->Body)
+      if (F->Body) {
         markRegion(*F->Body, *F);
+        F->SimtBody = functionIsClean(*F);
+      }
   }
 
 private:
