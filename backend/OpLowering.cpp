@@ -2,6 +2,7 @@
 #include "backend/LLVMEmitterInternal.h"
 
 #include "backend/DynamicMemory.h"
+#include "backend/NVPTXSimt.h"
 
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
@@ -290,6 +291,8 @@ void OpLowering::emitReturn(llvm::Value *V) {
 
 void OpLowering::ifOp(ir::Op &O) {
   llvm::Value *C = val(O.Operands[0]);
+  if (O.Simt && O.Operands[0]->isVarying() && !llvm::isa<llvm::Constant>(C))
+    C = opaqueSimtCondition(B, C);
   auto *Then = llvm::BasicBlock::Create(Ctx, "if.then", Fn);
   auto *Else = llvm::BasicBlock::Create(Ctx, "if.else", Fn);
   auto *End = llvm::BasicBlock::Create(Ctx, "if.end", Fn);

@@ -7,6 +7,7 @@
 #include "backend/StdlibHooks.h"
 
 #include "backend/LaneOps.h"
+#include "backend/NVPTXMath.h"
 #include "frontend/Types.h"
 
 #include "llvm/IR/Intrinsics.h"
@@ -158,6 +159,9 @@ public:
       return numCores();
     if (N == "spmd_rdrand64" && K == 1)
       return rdrand();
+    if (GPU)
+      if (llvm::Value *R = emitNVPTXMathHook(N, A, B))
+        return R;
     if (N.rfind("spmd_system_", 0) == 0 && !GPU)
       return systemMath(N.substr(12));
     if (N == "barrier" && K == 0) {

@@ -180,6 +180,10 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       O.VariabilityAnalysis = false;
       continue;
     }
+    if (A == "--no-simt-branches") {
+      O.SimtBranches = false;
+      continue;
+    }
     if (A == "-g") {
       O.DebugInfo = true;
       continue;
@@ -416,6 +420,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "                      stack protectors, as ISPC and gcc\n"
         "  --no-variability-analysis\n"
         "                      keep declared variability (no uniform/affine rewrite)\n"
+        "  --no-simt-branches  NVPTX: turn every varying branch into masks (no\n"
+        "                      per-thread branches; to compare)\n"
         "\n"
         "preprocessor:\n"
         "  -D<name>[=<value>], -D <name>[=<value>]\n"

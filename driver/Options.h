@@ -69,6 +69,8 @@ struct CompilerOptions {
   std::string DepList;       ///< -MMM <file>: every file read, one per line
   /// --no-variability-analysis skips ir/VariabilityAnalysis.cpp (to compare).
   bool VariabilityAnalysis = true;
+  /// --no-simt-branches skips ir/SimtBranches.cpp on NVPTX (to compare).
+  bool SimtBranches = true;
   unsigned ErrorLimit = 20;
   PreprocessorOptions PP;
   LanguageOptions Lang; ///< --double-literals, --warn-uniform-store-under-varying

@@ -8,6 +8,8 @@
 #include "backend/EmbeddedPrintRuntime.h"
 #include "backend/HeaderWriter.h"
 #include "backend/LLVMEmitter.h"
+#include "backend/NVPTXMath.h"
+#include "backend/NVPTXSimt.h"
 #include "driver/CodeGenFlags.h"
 #include "driver/DependencyFile.h"
 #include "driver/MultiTarget.h"
@@ -25,6 +27,8 @@
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/Lowering.h"
+#include "ir/NVPTXMath.h"
+#include "ir/SimtBranches.h"
 #include "ir/VariabilityAnalysis.h"
 #include "ir/VerticalFusion.h"
 #include "ir/Verifier.h"
@@ -201,6 +205,14 @@ std::string outputPath(const CompilerOptions &Opts, const TargetInfo &Target) {
   return "-";
 }
 
+/// --opt=fast-math in any of its modes.
+bool hasFastMath(const CompilerOptions &Opts) {
+  for (const std::string &O : Opts.OptFlags)
+    if (O == "fast-math" || O.rfind("fast-math:", 0) == 0)
+      return true;
+  return false;
+}
+
 } // namespace
 
 int runCompiler(const CompilerOptions &Opts) {
@@ -335,7 +347,14 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 
-  // 8. The context-stack divergence transform: varying control flow -> masks.
+  // 8. NVPTX: float exp/log (all of exp log pow sin cos tan with fast math)
+  // through the GPU's special function unit; varying branches that need no mask stay per-thread branches
+  // (SIMT); then the context-stack divergence transform: the others -> masks.
+  const bool GPUFastMath = Target->isGPU() && hasFastMath(Opts);
+  if (Target->isGPU())
+    ir::selectNVPTXMath(*IRM, Opts.MathLib == "fast" || GPUFastMath);
+  if (Target->isGPU() && Opts.SimtBranches)
+    ir::selectSimtBranches(*IRM);
   ir::runDivergenceTransform(*IRM, Target->GangWidth);
   if (!verifyIR(*IRM, true, Diags))
     return 1;
@@ -357,8 +376,12 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
     // The object carries the print/assert runtime it calls, as ISPC's objects do.
     if (!linkEmbeddedPrintRuntime(*LM, Diags))
       return 1;
+  } else if (GPUFastMath) {
+    applyNVPTXFastMath(*LM); // div.approx, sqrt.approx
   }
   optimizeModule(*LM, *TM, Opts.OptLevel);
+  if (Target->isGPU())
+    foldConstantSimtConditions(*LM);
   // 10. A multi-target build's per-target symbols and dispatching object (driver/MultiTarget.cpp).
   const OutputKind Kind = outputKind(Opts.Emit, *Target);
   if (Variant && !finishTargetVariant(*LM, *IRM, *Variant, Kind, Diags))

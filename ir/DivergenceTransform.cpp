@@ -53,7 +53,8 @@ bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
         return true;
       break;
     case OpCode::If: {
-      bool V = UnderVarying || O->Operands[0]->isVarying();
+      // A SIMT branch (ir/SimtBranches.cpp) jumps for real: no lanes to clear.
+      bool V = UnderVarying || (O->Operands[0]->isVarying() && !O->Simt);
       for (const auto &Sub : O->Regions)
         if (hasVaryingJump(*Sub, V, LookForReturn))
           return true;
@@ -63,8 +64,8 @@ bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
       if (!LookForReturn)
         break; // its breaks are its own
       const Op *Y = O->Regions[0]->Ops.empty() ? nullptr : O->Regions[0]->Ops.back().get();
-      bool V = UnderVarying || (Y && Y->Operands[0]->isVarying()) ||
-               hasVaryingJump(*O->Regions[1], false, false);
+      bool V = UnderVarying || (!O->Simt && ((Y && Y->Operands[0]->isVarying()) ||
+                                             hasVaryingJump(*O->Regions[1], false, false)));
       for (const auto &Sub : O->Regions)
         if (hasVaryingJump(*Sub, V, true))
           return true;
@@ -88,6 +89,20 @@ bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
   return false;
 }
 
+} // namespace
+
+bool isVaryingLoop(const Op &O) {
+  const Region &Cond = *O.Regions[0];
+  const Op *Y = Cond.Ops.empty() ? nullptr : Cond.Ops.back().get();
+  // A return under varying control flow inside makes the loop varying too:
+  // lanes that returned must stop iterating while the others go on.
+  return (Y && Y->Operands[0]->isVarying()) || hasVaryingJump(*O.Regions[1], false, false) ||
+         hasVaryingJump(*O.Regions[2], false, false) ||
+         hasVaryingJump(*O.Regions[1], false, true);
+}
+
+namespace {
+
 struct Context {
   enum Kind {
     Function,        ///< the function's own mask (entry & ~returned)
@@ -97,9 +112,11 @@ struct Context {
     VaryingLoopBody, ///< break/continue clear lanes; the loop's slot is just below
     LoopMask,        ///< the lanes still running a varying loop
     ForeachBody,     ///< continue clears lanes for the rest of the chunk
+    Simt,            ///< inside a SIMT branch: the threads running are the active lanes
   };
   Kind K;
-  Value *MaskSlot; ///< var slot holding this context's mask
+  Value *MaskSlot;        ///< var slot holding this context's mask
+  bool AllOnForGood = false; ///< the slot holds all-on and no lane can leave it
 };
 
 class FunctionTransform {
@@ -137,6 +154,18 @@ public:
     if (VaryingReturns && !Ret->isVoid())
       RetSlot = B.var(Ret, "__ret");
     Stack.push_back({Context::Function, FuncSlot});
+    if (F.SimtBody) {
+      // Threads whose lane is off skip the body: in a SIMT region they would
+      // run its top-level code, recursive calls included, on stale values.
+      Region *Saved = enterSimt();
+      region(*Old);
+      leaveSimt(Saved);
+      std::vector<Value *> Undefined; // the value an off lane gets back
+      if (!Ret->isVoid())
+        Undefined.push_back(B.load(B.var(Ret, "__off_lane_result")));
+      B.create(OpCode::Return, nullptr, Undefined);
+      return;
+    }
     region(*Old);
     if (VaryingReturns)
       emitReturnFromSlot();
@@ -203,6 +232,41 @@ private:
     B.setInsertRegion(Saved);
   }
 
+  /// The outermost SIMT op of a region: only the threads whose lanes are
+  /// active run it (`if (mask)`, itself a per-thread branch), and inside it
+  /// the mask is all-on, since a thread that runs is an active lane. Nested
+  /// SIMT ops need no guard of their own. Returns the region to restore.
+  Region *enterSimt() {
+    if (SimtDepth++ > 0)
+      return nullptr;
+    if (maskIsAllOnForGood()) { // every thread runs: no guard
+      Stack.push_back({Context::Simt, Stack.back().MaskSlot, true});
+      return B.insertRegion();
+    }
+    Op *Guard = B.create(OpCode::If, nullptr, {mask()});
+    Guard->Simt = true;
+    Region *Saved = B.insertRegion();
+    B.setInsertRegion(B.addRegion(Guard));
+    B.addRegion(Guard); // empty else
+    Stack.push_back({Context::Simt, freshSlot(allOn(), "__simt_mask"), true});
+    return Saved;
+  }
+  /// Whether the current mask is all-on wherever the current op runs: an
+  /// everywhere block, a SIMT region, or a full foreach chunk that no lane
+  /// leaves by continue or return (UniformLoopBody shares its parent's slot).
+  bool maskIsAllOnForGood() const {
+    for (auto It = Stack.rbegin(); It != Stack.rend(); ++It)
+      if (It->K != Context::UniformLoopBody)
+        return It->AllOnForGood;
+    return false;
+  }
+  void leaveSimt(Region *Saved) {
+    if (--SimtDepth > 0)
+      return;
+    Stack.pop_back();
+    B.setInsertRegion(Saved);
+  }
+
   Value *remap(Value *V) {
     auto It = Replaced.find(V);
     return It == Replaced.end() ? V : It->second;
@@ -214,7 +278,9 @@ private:
     R.Ops.clear();
     std::vector<Region *> Guards; // regions opened by `if (any(mask))` guards
     for (auto &O : Ops) {
-      bool MayNarrow = mayNarrowMask(*O);
+      // In and after a SIMT op lanes leave by real jumps: there is no mask to
+      // test (and a vote after a thread's real return would wait for it).
+      bool MayNarrow = SimtDepth == 0 && !O->Simt && mayNarrowMask(*O);
       op(std::move(O));
       // After lanes may have left, run the rest only if some lane remains.
       if (MayNarrow)
@@ -273,7 +339,7 @@ private:
       return foreachUnique(*O);
     case OpCode::Everywhere:
     case OpCode::Unmasked: {
-      Stack.push_back({Context::AllOn, freshSlot(allOn(), "__all_on")});
+      Stack.push_back({Context::AllOn, freshSlot(allOn(), "__all_on"), true});
       region(*O->Regions[0]);
       Stack.pop_back();
       return;
@@ -301,22 +367,26 @@ private:
     for (auto It = Stack.rbegin(); It != Stack.rend(); ++It) {
       if (It->K == Context::UniformLoopBody)
         continue; // shares its parent's mask
-      return It->K == Context::Function || It->K == Context::AllOn;
+      return It->K == Context::Function || It->K == Context::AllOn || It->K == Context::Simt;
     }
     return false;
   }
 
   void ifOp(Op &O) {
     Value *C = O.Operands[0];
-    if (!C->isVarying()) {
+    if (!C->isVarying() || O.Simt) {
+      Region *SavedSimt = O.Simt ? enterSimt() : nullptr;
       Op *If = B.create(OpCode::If, nullptr, {C});
       If->Coherent = O.Coherent;
+      If->Simt = O.Simt;
       Region *Saved = B.insertRegion();
       for (auto &Sub : O.Regions) {
         B.setInsertRegion(B.addRegion(If));
         region(*Sub);
       }
       B.setInsertRegion(Saved);
+      if (O.Simt)
+        leaveSimt(SavedSimt);
       return;
     }
     Value *ParentSlot = Stack.back().MaskSlot;
@@ -335,20 +405,14 @@ private:
     }
   }
 
-  bool isVaryingLoop(Op &O) {
-    const Region &Cond = *O.Regions[0];
-    const Op *Y = Cond.Ops.empty() ? nullptr : Cond.Ops.back().get();
-    // A return under varying control flow inside makes the loop varying too:
-    // lanes that returned must stop iterating while the others go on.
-    return (Y && Y->Operands[0]->isVarying()) || hasVaryingJump(*O.Regions[1], false, false) ||
-           hasVaryingJump(*O.Regions[2], false, false) ||
-           hasVaryingJump(*O.Regions[1], false, true);
-  }
-
   void loopOp(Op &O) {
-    if (!isVaryingLoop(O)) {
+    if (!isVaryingLoop(O) || O.Simt) {
+      // A SIMT loop is built like a uniform one: its varying condition and
+      // its break/continue are per-thread branches.
+      Region *SavedSimt = O.Simt ? enterSimt() : nullptr;
       Op *L = B.create(OpCode::Loop, nullptr);
       L->DoWhile = O.DoWhile;
+      L->Simt = O.Simt;
       Region *Saved = B.insertRegion();
       for (size_t I = 0; I < O.Regions.size(); ++I) {
         B.setInsertRegion(B.addRegion(L));
@@ -360,6 +424,8 @@ private:
           Stack.pop_back();
       }
       B.setInsertRegion(Saved);
+      if (O.Simt)
+        leaveSimt(SavedSimt);
       return;
     }
     // loop { [cond]; body under a body mask; step; [do-while cond] }
@@ -505,7 +571,9 @@ private:
     Region Copy;
     std::map<const Value *, Value *> Map;
     cloneRegionInto(*O.Regions[0], Copy, Map);
-    Stack.push_back({Context::ForeachBody, freshSlot(allOn(), "__foreach_full_mask")});
+    // No guard is needed inside unless a lane can leave the chunk early.
+    bool LanesStay = !hasVaryingJump(Copy, true, false) && !hasVaryingJump(Copy, true, true);
+    Stack.push_back({Context::ForeachBody, freshSlot(allOn(), "__foreach_full_mask"), LanesStay});
     region(Copy);
     Stack.pop_back();
     // Cannot overflow: counter + W <= End. (`nsw` lets LLVM widen the index.)
@@ -675,6 +743,7 @@ private:
   Value *FuncSlot = nullptr;
   Value *RetSlot = nullptr;
   bool VaryingReturns = false;
+  unsigned SimtDepth = 0; ///< SIMT ops around the current position
   std::vector<Context> Stack;
   llvm::DenseMap<Value *, Value *> Replaced;
   std::vector<std::unique_ptr<Op>> Dead; // keeps replaced values alive for remapping

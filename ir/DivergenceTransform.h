@@ -4,6 +4,11 @@
 namespace spmdc::ir {
 
 class Module;
+class Op;
+
+/// Whether a `loop` op runs lanes different numbers of times: its condition
+/// is varying, or a break/continue/return sits under varying control flow.
+bool isVaryingLoop(const Op &Loop);
 
 /// Rewrites every function with a body so that all remaining `if`/`loop`
 /// conditions are uniform and every op whose effect depends on the active

@@ -174,6 +174,7 @@ void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Val
     C->Tiled = O->Tiled;
     C->Coherent = O->Coherent;
     C->NoSignedWrap = O->NoSignedWrap;
+    C->Simt = O->Simt;
     if (Value *R = O->result()) {
       C->Result = std::make_unique<Value>(R->Ty, C.get());
       C->Result->NameHint = R->NameHint;

@@ -167,6 +167,10 @@ public:
   /// Signed integer add/sub/mul that may not overflow (LLVM `nsw`): set by the
   /// variability analysis on the uniform index arithmetic it builds.
   bool NoSignedWrap = false;
+  /// A varying `if`/`loop` (and its loop's `yield`) that NVPTX runs as a real
+  /// per-thread branch, the warp reconverging in hardware: set by
+  /// ir/SimtBranches.cpp where nothing inside needs the gang's mask.
+  bool Simt = false;
 
   Value *result() const { return Result.get(); }
   Region &region(unsigned I) { return *Regions[I]; }
@@ -187,6 +191,9 @@ public:
   /// True once the divergence transform ran: Params[0] is then the entry mask
   /// (except for export, task and extern "C" functions, which start all-on).
   bool HasMaskParam = false;
+  /// NVPTX: nothing in the body needs the mask (ir/SimtBranches.cpp), so the
+  /// whole body is one SIMT region: only threads whose lane is on run it.
+  bool SimtBody = false;
   const FunctionFlags &flags() const { return Ty->getFunctionFlags(); }
   /// A unique symbol for overloads: Name, or Name + a type suffix.
   std::string Symbol;

@@ -146,7 +146,8 @@ private:
     switch (O.Code) {
     case OpCode::If:
     case OpCode::Yield:
-      if (!O.Operands.empty() && O.Operands[0]->isVarying())
+      // (NVPTX keeps the varying branches ir/SimtBranches.cpp chose as real branches.)
+      if (!O.Operands.empty() && O.Operands[0]->isVarying() && !O.Simt)
         problem(O, "varying condition left after the divergence transform");
       return;
     case OpCode::Foreach:

@@ -9,7 +9,10 @@
 #                                                  # (default build/gpu-bench-crev); kernels
 #                                                  # checked on this CPU, PTX by ptxas, the host
 #                                                  # code compiled and linked by nvcc
-#   bash scripts/gpu-bench-crev.sh run DIR [bench options]   # on the GPU machine: nvcc, run
+#   bash scripts/gpu-bench-crev.sh run DIR [--ptx PTX_DIR] [bench options]   # on the GPU
+#                                                  # machine: nvcc (unless prepare's
+#                                                  # DIR/bin-prebuilt has the binary), run
+# SPMDC=path selects the compiler for prepare (default build/bin/spmdc).
 #
 # Bench options: --quick (small inputs), --alphabet N, --records N, --examples a,b (names as
 # above: string_match, book_filter, dfs, bellman_ford, connected_components, quicksort_bitonic,
@@ -24,7 +27,7 @@ kernels=(string_match book_filter dfs bellman_ford connected_components quicksor
   mergesort_bitonic)
 
 prepare() {
-  local out="${1:-$root/build/gpu-bench-crev}" spmdc="$root/build/bin/spmdc" k
+  local out="${1:-$root/build/gpu-bench-crev}" spmdc="${SPMDC:-$root/build/bin/spmdc}" k
   local runtime="$root/build/lib/libspmdc_runtime.a"
   [ -x "$spmdc" ] || { echo "prepare: build spmdc first ($spmdc)" >&2; exit 1; }
   [ -f "$runtime" ] || { echo "prepare: build the runtime first (ninja -C build spmdc_runtime)" >&2; exit 1; }
@@ -60,10 +63,11 @@ prepare() {
     "$root"/examples/crev/common/{rng.h,graph.h} "$out/src/"
   cp "$root/scripts/gpu-bench-crev.sh" "$root/scripts/cuda-toolkit.sh" "$out/"
   # Build here too (libcuda from the toolkit's stubs), so that `run` can fail only on the GPU.
-  local check="$out/bin-check"
+  # The binary stays (OUT/bin-prebuilt): it needs only the driver's libcuda.so.1 there.
+  local check="$out/bin-prebuilt"
   mkdir -p "$check"
   build_bench "$out" "$check" "-L$cuda/lib64/stubs" || { echo "prepare: the benchmark does not build" >&2; exit 1; }
-  rm -rf "$check"
+  rm -f "$check"/*.o
   echo "prepared ${#kernels[@]} spmdc modules + CUDA twins in $out (ptxas -arch=sm_90 ok)"
   # One line per function: entries with their registers, called functions (the recursive
   # sorts) with their frames.
@@ -105,13 +109,21 @@ run() {
   local dir
   dir="$(cd "${1:?directory}" && pwd)"
   shift
-  local bin="$dir/bin" t0=$SECONDS
-  rm -rf "$bin" && mkdir -p "$bin"
-  build_bench "$dir" "$bin" "" parallel || { echo "run: nvcc failed" >&2; exit 1; }
-  echo "built in $((SECONDS - t0)) s"
+  local bin="$dir/bin" t0=$SECONDS ptx="$dir/ptx"
+  if [ "${1:-}" = "--ptx" ]; then # another build's PTX, timed with this benchmark binary
+    ptx="$2"
+    shift 2
+  fi
+  if [ -x "$dir/bin-prebuilt/bench" ]; then
+    bin="$dir/bin-prebuilt"
+  else
+    rm -rf "$bin" && mkdir -p "$bin"
+    build_bench "$dir" "$bin" "" parallel || { echo "run: nvcc failed" >&2; exit 1; }
+    echo "built in $((SECONDS - t0)) s"
+  fi
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null
   local rc=0
-  "$bin/bench" "$dir/ptx" "$@" || rc=1
+  "$bin/bench" "$ptx" "$@" || rc=1
   echo "finished in $((SECONDS - t0)) s"
   return "$rc"
 }

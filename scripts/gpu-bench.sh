@@ -2,15 +2,20 @@
 # The GPU benchmark: the examples/gpu kernels as spmdc PTX against the same
 # kernels in CUDA C++ (nvcc -O3), plus the examples/cuda-host program.
 #
-#   bash scripts/gpu-bench.sh prepare   # here: PTX + host headers + sources into build/gpu-bench/,
-#                                       # every PTX checked with ptxas, the host code with nvcc
-#   bash scripts/gpu-bench.sh run DIR   # on the GPU machine: nvcc the benchmark, run it, print the table
+#   bash scripts/gpu-bench.sh prepare [OUT]  # here: PTX + host headers + sources into OUT
+#                                       # (default build/gpu-bench/), every PTX checked with ptxas,
+#                                       # the host code built with nvcc into OUT/bin-prebuilt
+#   bash scripts/gpu-bench.sh run DIR [PTX_DIR]  # on the GPU machine: the benchmark (nvcc'd there
+#                                       # unless DIR/bin-prebuilt has it), run on DIR/ptx or PTX_DIR
+#
+# SPMDC=path selects the compiler (default build/bin/spmdc), e.g. to time another build's PTX
+# with the same benchmark binary: `run DIR OTHER/ptx`.
 #
 # `run` exits non-zero when a build fails or the spmdc and CUDA results disagree.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$(dirname "${BASH_SOURCE[0]}")/cuda-toolkit.sh"
-kernels=(saxpy stencil mandelbrot options reduce)
+kernels=(saxpy stencil mandelbrot options reduce math_ulp)
 
 # nvcc and its flags for the benchmark; the same here (checked against the stub
 # libcuda) and on the GPU machine.
@@ -18,9 +23,10 @@ nvcc_flags=(-O3 -arch=sm_90 -std=c++17)
 nvcc="$cuda/bin/nvcc"
 
 prepare() {
-  local out="$root/build/gpu-bench" spmdc="$root/build/bin/spmdc" k
+  local out="${1:-$root/build/gpu-bench}" spmdc="${SPMDC:-$root/build/bin/spmdc}" k
   [ -x "$spmdc" ] || { echo "prepare: build spmdc first ($spmdc)" >&2; exit 1; }
   rm -rf "$out" && mkdir -p "$out/src" "$out/ptx" "$out/cuda-host"
+  out="$(cd "$out" && pwd)"
   for k in "${kernels[@]}"; do
     "$spmdc" --target=nvptx-sm_90 -O3 "$root/examples/gpu/$k.spmd" -o "$out/ptx/$k.ptx" \
       -h "$out/src/${k}_host.h" || { echo "prepare: spmdc failed on $k.spmd" >&2; exit 1; }
@@ -53,11 +59,12 @@ prepare() {
   cp "$root/examples/cuda-host/main.cpp" "$out/cuda-host/"
   # Compile and link the host code here too (libcuda from the toolkit's stubs),
   # so that `run` can fail only on the GPU itself.
-  local check="$root/build/gpu-bench-check"
+  # The binaries stay (OUT/bin-prebuilt): they need only the driver's libcuda.so.1 there.
+  local check="$out/bin-prebuilt"
   rm -rf "$check" && mkdir -p "$check"
   build_bench "$out" "$check" "-L$cuda/lib64/stubs" || { echo "prepare: the benchmark does not build" >&2; exit 1; }
   build_cuda_host "$out" "$check" "-L$cuda/lib64/stubs" || { echo "prepare: cuda-host does not build" >&2; exit 1; }
-  rm -rf "$check"
+  rm -f "$check"/*.o
   echo "prepared ${#kernels[@]} kernel modules + cuda-host in $out (ptxas -arch=sm_90 ok; register use in ptxas.log)"
   grep -E 'spill|registers' "$out/ptxas.log" | sed 's/^ptxas info    : //' | sort | uniq -c | sort -rn | head -5
 }
@@ -79,7 +86,9 @@ build_bench() {
   for f in "${pids[@]}"; do wait "$f" || rc=1; done
   [ "$rc" -eq 0 ] || return 1
   # shellcheck disable=SC2086 # $extra is empty or one flag
-  "$nvcc" "${nvcc_flags[@]}" -o "$bin/bench" "$bin"/{bench,saxpy,stencil,mandelbrot,options,reduce,spmdc_cuda}.o $extra -lcuda
+  "$nvcc" "${nvcc_flags[@]}" -o "$bin/bench" "$bin"/{bench,saxpy,stencil,mandelbrot,options,reduce,spmdc_cuda}.o $extra -lcuda || return 1
+  # The exhaustive error measurement of the GPU exp/log (examples/gpu/math_ulp.cu).
+  "$nvcc" "${nvcc_flags[@]}" -I"$dir/src" -o "$bin/math_ulp" "$dir/src/math_ulp.cu" "$bin/spmdc_cuda.o" $extra -lcuda
 }
 
 build_cuda_host() {
@@ -92,24 +101,31 @@ build_cuda_host() {
 run() {
   local dir
   dir="$(cd "${1:?directory}" && pwd)"
+  local ptx="${2:-$dir/ptx}"
   local bin="$dir/bin"
-  rm -rf "$bin" && mkdir -p "$bin"
   local t0=$SECONDS
-  build_bench "$dir" "$bin" "" parallel || { echo "run: nvcc failed" >&2; exit 1; }
-  build_cuda_host "$dir" "$bin" || { echo "run: cuda-host build failed" >&2; exit 1; }
-  echo "built in $((SECONDS - t0)) s"
+  if [ -x "$dir/bin-prebuilt/bench" ]; then
+    bin="$dir/bin-prebuilt"
+  else
+    rm -rf "$bin" && mkdir -p "$bin"
+    build_bench "$dir" "$bin" "" parallel || { echo "run: nvcc failed" >&2; exit 1; }
+    build_cuda_host "$dir" "$bin" || { echo "run: cuda-host build failed" >&2; exit 1; }
+    echo "built in $((SECONDS - t0)) s"
+  fi
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null
   local rc=0
   echo "== examples/cuda-host"
   "$bin/cuda-host-saxpy" "$dir/cuda-host/saxpy.ptx" || rc=1
   echo "== examples/gpu benchmark"
-  "$bin/bench" "$dir/ptx" || rc=1
+  "$bin/bench" "$ptx" || rc=1
+  echo "== exp/log error over every float (spmdc's GPU library against CUDA's expf/logf)"
+  "$bin/math_ulp" "$ptx" || rc=1
   echo "finished in $((SECONDS - t0)) s"
   return "$rc"
 }
 
 case "${1:-}" in
-prepare) prepare ;;
-run) run "${2:?directory}" ;;
-*) echo "usage: $0 prepare | run DIR" >&2; exit 2 ;;
+prepare) prepare "${2:-}" ;;
+run) run "${2:?directory}" "${3:-}" ;;
+*) echo "usage: $0 prepare [OUT] | run DIR [PTX_DIR]" >&2; exit 2 ;;
 esac

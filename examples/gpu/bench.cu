@@ -105,6 +105,62 @@ Agreement compareFloats(const std::vector<float> &Cuda, const std::vector<float>
   return {Bad == 0, Buf};
 }
 
+// The options kernels' formulas in double precision (the same cumulative-normal
+// polynomial and tree), the reference both float versions are measured against.
+double cumulativeNormalRef(double d) {
+  double x = std::fabs(d), k = 1.0 / (1.0 + 0.2316419 * x);
+  double poly = k * (0.319381530 + k * (-0.356563782 + k * (1.781477937 +
+                                                            k * (-1.821255978 + k * 1.330274429))));
+  double tail = 0.39894228040 * std::exp(-0.5 * x * x) * poly;
+  return d > 0 ? 1.0 - tail : tail;
+}
+double blackScholesRef(double S, double X, double T, double r, double v) {
+  double d1 = (std::log(S / X) + (r + 0.5 * v * v) * T) / (v * std::sqrt(T));
+  double d2 = d1 - v * std::sqrt(T);
+  return S * cumulativeNormalRef(d1) - X * std::exp(-r * T) * cumulativeNormalRef(d2);
+}
+double binomialPutRef(double S, double X, double T, double r, double v) {
+  const int Steps = 64;
+  double V[Steps], dt = T / Steps, up = std::exp(v * std::sqrt(dt)), down = 1.0 / up;
+  double growth = std::exp(r * dt), pUp = (growth - down) / (up - down);
+  for (int j = 0; j < Steps; ++j)
+    V[j] = std::max(0.0, X - S * std::pow(up, double(2 * j - Steps)));
+  for (int level = Steps - 1; level > 0; --level)
+    for (int k = 0; k < level; ++k)
+      V[k] = ((1.0 - pUp) * V[k] + pUp * V[k + 1]) / growth;
+  return V[0];
+}
+
+// Both float versions against the double reference on every Stride-th element: spmdc
+// agrees when its worst error, |x - ref| / max(1, |ref|), is at most twice CUDA's own
+// worst error plus 2^-22 (a float ulp or two of the O(1)..O(100) prices). The two math
+// libraries are in the same accuracy class (expf/logf/powf within 1-2 ulp, CUDA C
+// Programming Guide's table; spmdc's in docs/gpu.md), so neither should be further
+// from the exact value than the other by more than their rounding.
+Agreement compareWithReference(const std::vector<float> &Cuda, const std::vector<float> &Spmd,
+                               const std::function<double(size_t)> &Ref, size_t Stride) {
+  double CudaErr = 0, SpmdErr = 0;
+  size_t Worst = 0;
+  for (size_t I = 0; I < Cuda.size(); I += Stride) {
+    double R = Ref(I), Scale = std::max(1.0, std::fabs(R));
+    CudaErr = std::max(CudaErr, std::fabs(Cuda[I] - R) / Scale);
+    double E = std::fabs(Spmd[I] - R) / Scale;
+    if (!(E <= SpmdErr)) {
+      SpmdErr = E;
+      Worst = I;
+    }
+  }
+  double Tol = 2 * CudaErr + std::ldexp(1.0, -22);
+  bool Ok = SpmdErr <= Tol;
+  char Buf[256];
+  std::snprintf(Buf, sizeof Buf, "vs double ref: spmdc %.2g, CUDA %.2g (tol 2xCUDA+2^-22)%s",
+                SpmdErr, CudaErr, Ok ? "" : " MISMATCH");
+  if (!Ok)
+    std::fprintf(stderr, "  worst at %zu: cuda %.9g spmdc %.9g ref %.9g\n", Worst, Cuda[Worst],
+                 Spmd[Worst], Ref(Worst));
+  return {Ok, Buf};
+}
+
 struct Row {
   std::string Kernel, Size;
   float CudaMs = 0, SpmdMs = 0,
@@ -269,18 +325,25 @@ Row benchMandelbrot(const std::string &Dir) {
   // kernel written with __fmul_rn/__fadd_rn (not timed); the timed CUDA kernel
   // (nvcc contracts to fma) differs in boundary pixels.
   std::vector<int> C = OutCuda.download(), U = OutUnfused.download(), S = OutSpmd.download();
-  size_t DifferUnfused = 0, DifferTimed = 0;
+  size_t DifferUnfused = 0, DifferTimed = 0, CudaPair = 0;
   for (size_t I = 0; I < C.size(); ++I) {
     DifferUnfused += U[I] != S[I];
     DifferTimed += C[I] != S[I];
+    CudaPair += C[I] != U[I];
   }
-  // Should spmdc ever contract to fma like nvcc, it must match the timed kernel instead.
-  double Frac = double(std::min(DifferUnfused, DifferTimed)) / S.size();
+  // Which products fuse into an fma is the compiler's choice (nvcc's ptxas and LLVM's
+  // DAG choose differently), and either choice is a correct float evaluation. How many
+  // pixels one such choice moves is measured by nvcc's own two kernels (fused vs
+  // __fmul_rn/__fadd_rn): spmdc agrees when it is no further from the nearer of them
+  // than they are from each other (plus 0.01% of the pixels).
+  size_t Nearer = std::min(DifferUnfused, DifferTimed);
+  bool Ok = Nearer <= CudaPair + S.size() / 10000;
   char Buf[200];
   std::snprintf(Buf, sizeof Buf,
-                "%zu pixels differ from unfused CUDA, %zu from fma CUDA (tol 0.01%% for one)%s",
-                DifferUnfused, DifferTimed, Frac > 1e-4 ? " MISMATCH" : "");
-  R.Check = {Frac <= 1e-4, Buf};
+                "%zu pixels differ from unfused CUDA, %zu from fma CUDA; the two CUDA kernels "
+                "differ in %zu (tol: that + 0.01%%)%s",
+                DifferUnfused, DifferTimed, CudaPair, Ok ? "" : " MISMATCH");
+  R.Check = {Ok, Buf};
   R.CudaMs = timeMs(Cuda);
   timeSpmd("mandelbrot", Spmd, R);
   spmdc_cuda_unload(&M);
@@ -292,11 +355,15 @@ void benchOptions(const std::string &Dir, std::vector<Row> &Rows) {
   const int Count = 1 << 24, BinomialCount = 1 << 20;
   DeviceBuffer<float> S(Count), X(Count), T(Count), Rate(Count), V(Count), OutCuda(Count),
       OutSpmd(Count);
-  S.upload(randomFloats(Count, 50, 150, 6));
-  X.upload(randomFloats(Count, 50, 150, 7));
-  T.upload(randomFloats(Count, 0.1f, 2, 8));
-  Rate.upload(randomFloats(Count, 0.01f, 0.06f, 9));
-  V.upload(randomFloats(Count, 0.1f, 0.5f, 10));
+  const std::vector<float> HS = randomFloats(Count, 50, 150, 6), HX = randomFloats(Count, 50, 150, 7),
+                           HT = randomFloats(Count, 0.1f, 2, 8),
+                           HR = randomFloats(Count, 0.01f, 0.06f, 9),
+                           HV = randomFloats(Count, 0.1f, 0.5f, 10);
+  S.upload(HS);
+  X.upload(HX);
+  T.upload(HT);
+  Rate.upload(HR);
+  V.upload(HV);
 
   spmdc_cuda_module M{};
   CUfunction BS = loadKernel(M, Dir, "options.ptx", spmd::spmd_black_scholes_spmd_name);
@@ -308,11 +375,12 @@ void benchOptions(const std::string &Dir, std::vector<Row> &Rows) {
     CUfunction K;
     void (*CudaLaunch)(const float *, const float *, const float *, const float *, const float *,
                        float *, int, int, cudaStream_t);
-    float Tol;
+    double (*Ref)(double, double, double, double, double);
+    size_t Stride; // every Stride-th option against the double reference
   } Cases[] = {
-      // Prices up to ~150: expf/logf (CUDA libdevice) against spmdc's .spmd exp/log.
-      {"black_scholes", "2^24 options", Count, BS, black_scholes_cuda, 1e-4f},
-      {"binomial_put", "2^20 options", BinomialCount, Bin, binomial_put_cuda, 1e-4f},
+      // Prices up to ~150: CUDA's expf/logf/powf against spmdc's, both against double.
+      {"black_scholes", "2^24 options", Count, BS, black_scholes_cuda, blackScholesRef, 8},
+      {"binomial_put", "2^20 options", BinomialCount, Bin, binomial_put_cuda, binomialPutRef, 8},
   };
   for (const Case &C : Cases) {
     Row R{C.Name, C.Size};
@@ -334,7 +402,8 @@ void benchOptions(const std::string &Dir, std::vector<Row> &Rows) {
     std::vector<float> Cu = OutCuda.download(), Sp = OutSpmd.download();
     Cu.resize(C.N);
     Sp.resize(C.N);
-    R.Check = compareFloats(Cu, Sp, C.Tol);
+    R.Check = compareWithReference(
+        Cu, Sp, [&](size_t I) { return C.Ref(HS[I], HX[I], HT[I], HR[I], HV[I]); }, C.Stride);
     R.CudaMs = timeMs(Cuda);
     timeSpmd(C.Name, Spmd, R);
     Rows.push_back(R);

@@ -1,0 +1,183 @@
+// NVPTX float math: the GPU library's exp/log (CUDA's accuracy class) and the fast forms.
+//
+// The standard library's float kernels (stdlib/math.spmd) are written for
+// every target: exact products from bit splits, a correctly rounded division,
+// at most 1 ulp. On the GPU the special function unit's `ex2.approx` and
+// `rcp.approx` do the heavy part in one instruction each, which is what CUDA's
+// own expf/logf do. The default forms below keep CUDA's error bounds (expf 2
+// ulp, logf 1 ulp: CUDA C Programming Guide, "Mathematical Functions",
+// single precision table); the fast forms are its intrinsics (__expf, __logf,
+// __powf, __sinf, __cosf, __tanf), which nvcc's -use_fast_math substitutes.
+#include "backend/NVPTXMath.h"
+
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Module.h"
+
+namespace spmdc {
+
+namespace {
+
+using llvm::Intrinsic::ID;
+
+class MathEmitter {
+public:
+  explicit MathEmitter(llvm::IRBuilder<> &B) : B(B), F32(B.getFloatTy()), I32(B.getInt32Ty()) {}
+
+  llvm::Value *c(float V) { return llvm::ConstantFP::get(F32, V); }
+  llvm::Value *ci(int32_t V) { return B.getInt32(V); }
+  llvm::Value *fma(llvm::Value *A, llvm::Value *X, llvm::Value *Y) {
+    return B.CreateIntrinsic(llvm::Intrinsic::fma, {F32}, {A, X, Y});
+  }
+  llvm::Value *un(ID Id, llvm::Value *X) { return B.CreateIntrinsic(Id, {}, {X}); }
+  llvm::Value *ex2(llvm::Value *X, bool Ftz) {
+    return B.CreateIntrinsic(Ftz ? llvm::Intrinsic::nvvm_ex2_approx_ftz
+                                 : llvm::Intrinsic::nvvm_ex2_approx,
+                             {F32}, {X});
+  }
+  llvm::Value *isNaN(llvm::Value *X) { return B.CreateFCmpUNO(X, X); }
+
+  /// e^x within 2 ulp (CUDA's expf bound; math_ulp.cu measures every float),
+  /// with one special-function instruction (the SFU issues a quarter or less
+  /// of the FMA rate, and Black-Scholes is bound by it): x log2(e) = j + r,
+  /// j the nearest integer (by the 1.5 * 2^23 rounding trick, which also
+  /// leaves j in the low bits), r = x log2e - j from one fma plus the low part
+  /// of log2(e) (|r| <= 1/2, absolute error about 2^-25); 2^r by
+  /// `ex2.approx.ftz` (in [0.7, 1.42]: flushing cannot matter), 2^j from the
+  /// exponent bits in two factors, so that results near the overflow threshold
+  /// and subnormal results are right. x is clamped first (NaN-propagating
+  /// min/max): beyond the clamp e^x is infinity or 0 anyway.
+  llvm::Value *exp(llvm::Value *X) {
+    const float Magic = 12582912.0f; // 1.5 * 2^23
+    llvm::Value *Xc = B.CreateBinaryIntrinsic(
+        llvm::Intrinsic::minimum,
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, X, c(-104.0f)), c(89.0f));
+    llvm::Value *T = fma(Xc, c(1.44269502f), c(Magic));
+    llvm::Value *J = B.CreateFSub(T, c(Magic));
+    llvm::Value *R = fma(Xc, c(1.44269502f), B.CreateFNeg(J));
+    R = fma(Xc, c(1.925963e-8f), R); // log2(e) - 1.44269502f
+    llvm::Value *E = ex2(R, /*Ftz=*/true);
+    llvm::Value *Ji = B.CreateSub(B.CreateBitCast(T, I32), B.CreateBitCast(c(Magic), I32));
+    llvm::Value *J1 = B.CreateBinaryIntrinsic(
+        llvm::Intrinsic::smin, B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, Ji, ci(-126)),
+        ci(127));
+    auto Pow2 = [&](llvm::Value *K) {
+      return B.CreateBitCast(B.CreateShl(B.CreateAdd(K, ci(127)), 23), F32);
+    };
+    return B.CreateFMul(B.CreateFMul(E, Pow2(J1)), Pow2(B.CreateSub(Ji, J1)));
+  }
+
+  /// log x within 1 ulp: the standard library's float kernel (x = 2^k m, m in
+  /// [sqrt(1/2), sqrt(2)), log m = 2 atanh(f / (2 + f)), f = m - 1), with the
+  /// quotient from `rcp.approx` and one Newton step (within an ulp of the
+  /// correctly rounded one) instead of the IEEE division subroutine.
+  llvm::Value *log(llvm::Value *X) {
+    llvm::Value *Tiny = B.CreateFCmpOLT(X, c(1.17549435e-38f));
+    llvm::Value *Xs = B.CreateSelect(Tiny, B.CreateFMul(X, c(8388608.0f)), X);
+    llvm::Value *Bits = B.CreateBitCast(Xs, I32);
+    llvm::Value *Ex = B.CreateSub(B.CreateAShr(Bits, 23), B.CreateSelect(Tiny, ci(150), ci(127)));
+    llvm::Value *M =
+        B.CreateBitCast(B.CreateOr(B.CreateAnd(Bits, ci(0x007fffff)), ci(0x3f800000)), F32);
+    llvm::Value *Big = B.CreateFCmpOGT(M, c(1.4142135f));
+    llvm::Value *Dk = B.CreateSIToFP(B.CreateSelect(Big, B.CreateAdd(Ex, ci(1)), Ex), F32);
+    M = B.CreateSelect(Big, B.CreateFMul(M, c(0.5f)), M);
+    llvm::Value *F = B.CreateFSub(M, c(1.0f));
+    llvm::Value *D = B.CreateFAdd(c(2.0f), F);
+    llvm::Value *Rcp = un(llvm::Intrinsic::nvvm_rcp_approx_ftz_f, D); // D in [1.7, 2.5]
+    llvm::Value *Q0 = B.CreateFMul(F, Rcp);
+    llvm::Value *S = fma(fma(B.CreateFNeg(Q0), D, F), Rcp, Q0);
+    llvm::Value *Hfsq = B.CreateFMul(B.CreateFMul(c(0.5f), F), F);
+    llvm::Value *Z = B.CreateFMul(S, S);
+    llvm::Value *H = fma(fma(fma(c(0.24279483f), Z, c(0.28498778f)), Z, c(0.40000972f)), Z,
+                         c(0.6666666f));
+    llvm::Value *Tail = B.CreateFMul(Z, H);
+    llvm::Value *Inner =
+        B.CreateFAdd(B.CreateFMul(S, B.CreateFAdd(Hfsq, Tail)), B.CreateFMul(Dk, c(1.4286068e-06f)));
+    llvm::Value *Y = B.CreateFSub(B.CreateFMul(Dk, c(0.69314575f)),
+                                  B.CreateFSub(B.CreateFSub(Hfsq, Inner), F));
+    llvm::Value *Inf = c(std::numeric_limits<float>::infinity());
+    llvm::Value *NaN = c(std::numeric_limits<float>::quiet_NaN());
+    llvm::Value *R = B.CreateSelect(B.CreateFCmpOEQ(X, c(0.0f)), B.CreateFNeg(Inf), Y);
+    R = B.CreateSelect(B.CreateFCmpOLT(X, c(0.0f)), NaN, R);
+    return B.CreateSelect(B.CreateOr(isNaN(X), B.CreateFCmpOEQ(X, Inf)), X, R);
+  }
+
+  // The fast forms: CUDA's intrinsics, flushing subnormals as -use_fast_math does.
+  llvm::Value *fastExp(llvm::Value *X) { return ex2(B.CreateFMul(X, c(1.44269502f)), true); }
+  llvm::Value *fastLog2(llvm::Value *X) { return un(llvm::Intrinsic::nvvm_lg2_approx_ftz_f, X); }
+  llvm::Value *fastLog(llvm::Value *X) { return B.CreateFMul(fastLog2(X), c(0.693147182f)); }
+  llvm::Value *fastPow(llvm::Value *X, llvm::Value *Y) {
+    return ex2(B.CreateFMul(Y, fastLog2(X)), true);
+  }
+  llvm::Value *fastSin(llvm::Value *X) { return un(llvm::Intrinsic::nvvm_sin_approx_ftz_f, X); }
+  llvm::Value *fastCos(llvm::Value *X) { return un(llvm::Intrinsic::nvvm_cos_approx_ftz_f, X); }
+  llvm::Value *fastTan(llvm::Value *X) {
+    return B.CreateIntrinsic(llvm::Intrinsic::nvvm_div_approx_ftz_f, {}, {fastSin(X), fastCos(X)});
+  }
+
+private:
+  llvm::IRBuilder<> &B;
+  llvm::Type *F32;
+  llvm::Type *I32;
+};
+
+} // namespace
+
+llvm::Value *emitNVPTXMathHook(const std::string &Name, const std::vector<llvm::Value *> &Args,
+                               llvm::IRBuilder<> &B) {
+  if (Name.rfind("spmd_nvptx_", 0) != 0)
+    return nullptr;
+  for (llvm::Value *A : Args)
+    if (!A->getType()->isFloatTy())
+      return nullptr;
+  const std::string N = Name.substr(11);
+  MathEmitter E(B);
+  if (Args.size() == 1) {
+    llvm::Value *X = Args[0];
+    if (N == "exp")
+      return E.exp(X);
+    if (N == "log")
+      return E.log(X);
+    if (N == "fast_exp")
+      return E.fastExp(X);
+    if (N == "fast_log")
+      return E.fastLog(X);
+    if (N == "fast_sin")
+      return E.fastSin(X);
+    if (N == "fast_cos")
+      return E.fastCos(X);
+    if (N == "fast_tan")
+      return E.fastTan(X);
+  }
+  if (Args.size() == 2 && N == "fast_pow")
+    return E.fastPow(Args[0], Args[1]);
+  return nullptr;
+}
+
+void applyNVPTXFastMath(llvm::Module &M) {
+  std::vector<llvm::Instruction *> Work;
+  for (llvm::Function &F : M)
+    for (llvm::BasicBlock &BB : F)
+      for (llvm::Instruction &I : BB) {
+        if (!I.getType()->isFloatTy())
+          continue;
+        if (I.getOpcode() == llvm::Instruction::FDiv)
+          Work.push_back(&I);
+        else if (auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(&I);
+                 II && II->getIntrinsicID() == llvm::Intrinsic::sqrt)
+          Work.push_back(&I);
+      }
+  for (llvm::Instruction *I : Work) {
+    llvm::IRBuilder<> B(I);
+    llvm::Value *R =
+        I->getOpcode() == llvm::Instruction::FDiv
+            ? B.CreateIntrinsic(llvm::Intrinsic::nvvm_div_approx_ftz_f, {},
+                                {I->getOperand(0), I->getOperand(1)})
+            : B.CreateIntrinsic(llvm::Intrinsic::nvvm_sqrt_approx_ftz_f, {}, {I->getOperand(0)});
+    I->replaceAllUsesWith(R);
+    I->eraseFromParent();
+  }
+}
+
+} // namespace spmdc

@@ -1,0 +1,16 @@
+// NVPTX: chooses the varying ifs and loops that stay real branches (SIMT) instead of masks.
+#pragma once
+
+namespace spmdc::ir {
+
+class Module;
+
+/// Marks (Op::Simt) every varying `if` and varying `loop` whose region holds
+/// nothing that needs the gang's explicit mask or a converged warp, together
+/// with every varying if/loop nested in it; the divergence transform then
+/// keeps them as per-thread branches, and the warp's threads diverge and
+/// reconverge in hardware as nvcc's threads do. Run on NVPTX only, before the
+/// divergence transform. See docs/design-spmd-ir.md ("SIMT branches").
+void selectSimtBranches(Module &M);
+
+} // namespace spmdc::ir
