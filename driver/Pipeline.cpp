@@ -19,7 +19,9 @@
 #include "frontend/Preprocessor.h"
 #include "frontend/Sema.h"
 #include "frontend/SourceManager.h"
+#include "ir/AllOnSpecialization.h"
 #include "ir/DivergenceTransform.h"
+#include "ir/IfPredication.h"
 #include "ir/HorizontalFusion.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
@@ -299,6 +301,12 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
     return printIR(*IRM, Opts, Diags);
 
   // 8. The context-stack divergence transform: varying control flow -> masks.
+  // On x86 first cheap varying ifs are marked to run as blends, without a
+  // branch, and large functions to get a copy for an all-on entry mask.
+  if (!Target->isGPU() && Opts.OptLevel > 0) {
+    ir::runIfPredication(*IRM);
+    ir::runAllOnSpecialization(*IRM);
+  }
   ir::runDivergenceTransform(*IRM, Target->GangWidth);
   if (!verifyIR(*IRM, true, Diags))
     return 1;

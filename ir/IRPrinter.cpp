@@ -186,6 +186,8 @@ private:
       OS << " do_while";
     if (O.Tiled)
       OS << " tiled";
+    if (O.Predicated)
+      OS << " predicated";
     if (Value *R = O.result()) {
       OS << " : " << R->Ty->toString();
       if (R->AffineBase) {
