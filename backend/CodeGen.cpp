@@ -2,6 +2,7 @@
 #include "backend/CodeGen.h"
 
 #include "backend/ContiguousMemoryOps.h"
+#include "backend/LaneLoadGathers.h"
 #include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
 #include "frontend/Diagnostics.h"
@@ -47,11 +48,14 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   if (Level == llvm::OptimizationLevel::O0)
     return;
   // Our own clean-up once LLVM has exposed the address patterns: contiguous
-  // gathers/scatters become vector loads/stores, redundant warp votes go
+  // gathers/scatters become vector loads/stores, all-on gathers per-lane loads
+  // where the target has no gather instruction, redundant warp votes go
   // (NVPTX), then instcombine folds all-on masks away and simplifycfg the
   // branches on votes that became constants.
   llvm::FunctionPassManager FPM;
   FPM.addPass(ContiguousMemoryOpsPass());
+  // x86 without gather instructions: all-on gathers become per-lane loads.
+  FPM.addPass(LaneLoadGathersPass());
   FPM.addPass(WarpVoteSimplifyPass());
   FPM.addPass(llvm::InstCombinePass());
   FPM.addPass(llvm::SimplifyCFGPass());
