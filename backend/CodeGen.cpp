@@ -5,6 +5,7 @@
 #include "backend/LaneLoadGathers.h"
 #include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
+#include "backend/WideMasks.h"
 #include "frontend/Diagnostics.h"
 
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -66,6 +67,11 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
     FPM.addPass(llvm::InstCombinePass());
     FPM.addPass(llvm::SimplifyCFGPass());
   }
+  // Last (instcombine would fold it back): on SSE4/AVX2 mask logic runs on
+  // lane-wide integers, as ISPC's does; AVX-512 keeps masks in mask registers.
+  const llvm::Triple &TT = TM.getTargetTriple();
+  FPM.addPass(WideMasksPass(TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
+                               !TM.getTargetFeatureString().contains("+avx512f")));
   llvm::ModulePassManager Cleanup;
   Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
   Cleanup.run(M, MAM);
