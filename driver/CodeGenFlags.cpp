@@ -3,10 +3,10 @@
 // --opt=fast-math, --opt=disable-assertions, --opt=disable-loop-unroll, --opt=disable-zmm.
 #include "driver/CodeGenFlags.h"
 
-#include "backend/TargetInfo.h"
 #include "driver/IspcFlags.h"
 #include "driver/Options.h"
 #include "frontend/Diagnostics.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/CFG.h"
@@ -123,7 +123,7 @@ std::optional<llvm::FastMathFlags> fastMathFlags(const std::vector<std::string> 
 }
 
 /// --opt=disable-assertions: every branch into an assertion's failure block (the block that
-/// calls spmdc_assert_fail, backend/LLVMEmitter.cpp) is made to skip it; LLVM's pipeline then
+/// calls spmdc_assert_fail, backend/PrintLowering.cpp) is made to skip it; LLVM's pipeline then
 /// removes the check and the block.
 void disableAssertions(llvm::Module &M) {
   llvm::Function *Fail = M.getFunction("spmdc_assert_fail");

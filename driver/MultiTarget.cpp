@@ -9,12 +9,12 @@
 #include "driver/MultiTarget.h"
 
 #include "backend/Dispatcher.h"
-#include "backend/TargetInfo.h"
 #include "driver/Options.h"
 #include "driver/Pipeline.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/SourceManager.h"
 #include "ir/IR.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Module.h"

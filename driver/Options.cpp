@@ -1,9 +1,9 @@
 // The spmdc command line, shaped like ISPC's: parsed into CompilerOptions.
 #include "driver/Options.h"
 
-#include "backend/TargetInfo.h"
 #include "driver/IspcFlags.h"
 #include "ir/HorizontalFusion.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"

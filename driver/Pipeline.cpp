@@ -7,7 +7,6 @@
 #include "backend/CodeGen.h"
 #include "backend/HeaderWriter.h"
 #include "backend/LLVMEmitter.h"
-#include "backend/TargetInfo.h"
 #include "driver/CodeGenFlags.h"
 #include "driver/DependencyFile.h"
 #include "driver/MultiTarget.h"
@@ -29,6 +28,7 @@
 #include "ir/VariabilityAnalysis.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"

@@ -1,7 +1,7 @@
 // spmdc's entry point: parse the command line and run the pipeline on a large stack.
-#include "backend/TargetInfo.h"
 #include "driver/Options.h"
 #include "driver/Pipeline.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"

@@ -11,9 +11,9 @@
 // all other errors.
 #include "frontend/Preprocessor.h"
 
-#include "backend/TargetInfo.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/SourceManager.h"
+#include "target/TargetInfo.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticIDs.h"

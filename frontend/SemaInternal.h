@@ -1,10 +1,10 @@
 // Private interface shared by the Sema*.cpp files: the checker's state and helpers.
 #pragma once
 
-#include "backend/TargetInfo.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/LanguageOptions.h"
+#include "target/TargetInfo.h"
 
 #include <cstdint>
 #include <optional>

@@ -86,9 +86,19 @@ Type::Kind Sema::commonArithKind(const Type *A, const Type *B) {
   Type::Kind KA = A->getKind(), KB = B->getKind();
   if (KA == Type::Double || KB == Type::Double)
     return Type::Double;
-  // ISPC: a float with a 64-bit integer computes in double.
+  // The guide's ranking puts the 64-bit integers above float: `int64 * 0.5f`
+  // converts 0.5f to int64 (0) and multiplies integers, as ISPC does. float16
+  // ranks below int32 there, but ISPC computes int32 and smaller with a float16
+  // in float16; only the 64-bit integers win over it.
+  bool AFloat = KA == Type::Float || KA == Type::Float16;
+  bool BFloat = KB == Type::Float || KB == Type::Float16;
+  if (AFloat != BFloat) {
+    Type::Kind Int = AFloat ? KB : KA;
+    if (kindWidth(Int) == 64)
+      return Int;
+  }
   if (KA == Type::Float || KB == Type::Float)
-    return kindWidth(KA) == 64 || kindWidth(KB) == 64 ? Type::Double : Type::Float;
+    return Type::Float;
   if (KA == Type::Float16 || KB == Type::Float16)
     return Type::Float16;
   KA = promotedKind(A);

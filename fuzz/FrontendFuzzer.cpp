@@ -13,7 +13,6 @@
 // default: parsing and checking it costs ~40 ms per input against ~0.1 ms for a
 // typical input (docs/fuzzing.md); SPMDC_FUZZ_PRELUDE=1 in the environment
 // puts it in front of every input, as the driver does.
-#include "backend/TargetInfo.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/Parser.h"
@@ -21,6 +20,7 @@
 #include "frontend/Sema.h"
 #include "frontend/SourceManager.h"
 #include "stdlib/Stdlib.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -16,7 +16,6 @@
 // front-end one.
 #include "backend/CodeGen.h"
 #include "backend/LLVMEmitter.h"
-#include "backend/TargetInfo.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/Parser.h"
@@ -30,6 +29,7 @@
 #include "ir/VariabilityAnalysis.h"
 #include "ir/Verifier.h"
 #include "stdlib/Stdlib.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"

@@ -11,10 +11,10 @@
 // functions and everything after it treats them like any other.
 #include "ir/HorizontalFusion.h"
 
-#include "backend/TargetInfo.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/SourceManager.h"
 #include "ir/IR.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

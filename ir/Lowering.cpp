@@ -6,11 +6,11 @@
 // temporary (so their operands run only on the lanes that need them).
 #include "ir/Lowering.h"
 
-#include "backend/TargetInfo.h"
 #include "frontend/AST.h"
 #include "frontend/Diagnostics.h"
 #include "ir/IR.h"
 #include "ir/LowerVector.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/DenseMap.h"
 

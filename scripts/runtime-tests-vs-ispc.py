@@ -7,8 +7,13 @@ A test ISPC rejects (spmdc-only constructs: everywhere, crev, hfuse, ...) is
 skipped with ISPC's first error; so is one whose `// SPMDC-FLAGS:` asks for
 something ISPC has no flag for. Exit status 0 when no accepted test disagrees.
 
+A difference listed in the settled file (--settled; by default
+scripts/runtime-tests-vs-ispc.settled: `test/runtime/NAME.spmd: who is right: why`,
+docs/testing.md explains each) is reported as SETTLED and does not fail the run;
+a listed test that no longer differs fails it as STALE, so the list stays true.
+
 usage: runtime-tests-vs-ispc.py [--spmdc PATH] [--ispc PATH] [--targets a,b]
-                                [--jobs N] [--verbose] [TEST.spmd ...]
+                                [--jobs N] [--settled FILE] [--verbose] [TEST.spmd ...]
 Without ISPC (default /work/shared/ispc/ispc, or $ISPC) it says so and exits 0.
 """
 import argparse
@@ -56,6 +61,19 @@ def build_and_run(cmd, obj, exe, driver_obj, runtime_lib):
     return "ok", out
 
 
+def read_settled(path):
+    """test path (relative to the repository) -> the reason its difference is settled."""
+    settled = {}
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    name, _, reason = line.partition(": ")
+                    settled[name] = reason
+    return settled
+
+
 def check_test(job):
     test, targets, spmdc, ispc, driver_obj, runtime_lib, ispc_tasks_obj, work = job
     name = os.path.relpath(test, ROOT)
@@ -97,7 +115,9 @@ def main():
     ap.add_argument("--ispc", default=os.environ.get("ISPC", "/work/shared/ispc/ispc"))
     ap.add_argument("--targets", default="", help="default: every x86 target this CPU runs")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--verbose", action="store_true", help="also list skipped tests")
+    ap.add_argument("--settled", default=os.path.join(ROOT, "scripts", "runtime-tests-vs-ispc.settled"),
+                    help="differences already settled (see the module doc)")
+    ap.add_argument("--verbose", action="store_true", help="also list skipped and settled tests")
     ap.add_argument("tests", nargs="*")
     a = ap.parse_args()
     if not os.path.exists(a.ispc):
@@ -122,15 +142,23 @@ def main():
                         "-o", ispc_tasks_obj], check=True)
         jobs = [(t, targets, a.spmdc, a.ispc, driver_obj, runtime_lib, ispc_tasks_obj, work)
                 for t in tests]
-        counts = {"same": 0, "skipped": 0, "differs": 0}
+        settled = read_settled(a.settled)
+        counts = {"same": 0, "skipped": 0, "differs": 0, "settled": 0, "stale": 0}
         with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
             for name, status, detail in pool.map(check_test, jobs):
+                if status == "differs" and name in settled:
+                    status, detail = "settled", settled[name]
+                elif status != "differs" and name in settled:
+                    status, detail = "stale", "listed as settled but " + (
+                        "the outputs agree now" if status == "same" else detail)
                 counts[status] += 1
-                if status == "differs" or (status == "skipped" and a.verbose):
+                if status in ("differs", "stale") or a.verbose:
                     print("%s: %s\n  %s" % (status.upper(), name, detail), flush=True)
-        print("runtime-tests-vs-ispc: %d same, %d differ, %d skipped (ISPC rejects them); "
-              "targets %s" % (counts["same"], counts["differs"], counts["skipped"], ",".join(targets)))
-        return 1 if counts["differs"] else 0
+        print("runtime-tests-vs-ispc: %d same, %d differ, %d settled differences, %d stale, "
+              "%d skipped (ISPC rejects them); targets %s" % (
+                  counts["same"], counts["differs"], counts["settled"], counts["stale"],
+                  counts["skipped"], ",".join(targets)))
+        return 1 if counts["differs"] or counts["stale"] else 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -22,6 +22,12 @@ ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.path.exists(
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+# ISPC itself, the oracle of the differential tests: $ISPC, else ../shared/ispc/ispc
+# beside the source tree (where the project's workspace keeps it).
+ispc = os.environ.get("ISPC") or os.path.join(os.path.dirname(config.spmdc_src_root), "shared", "ispc", "ispc")
+if os.path.isfile(ispc) and os.access(ispc, os.X_OK):
+    config.available_features.add("ispc")
+    config.substitutions.append(("%ispc", ispc))
 if os.path.exists(config.fuzzer_path):
     config.available_features.add("fuzzer")
     config.substitutions.append(("%fuzzer", config.fuzzer_path))

@@ -1,5 +1,5 @@
 // The compilation targets of SPEC section 3: gang width, mask form and ISA per target flag.
-#include "backend/TargetInfo.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
