@@ -2,8 +2,10 @@
 #include "backend/CodeGen.h"
 
 #include "backend/ContiguousMemoryOps.h"
+#include "backend/LaneLoadGathers.h"
 #include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
+#include "backend/WideMasks.h"
 #include "frontend/Diagnostics.h"
 
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -47,11 +49,14 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   if (Level == llvm::OptimizationLevel::O0)
     return;
   // Our own clean-up once LLVM has exposed the address patterns: contiguous
-  // gathers/scatters become vector loads/stores, redundant warp votes go
+  // gathers/scatters become vector loads/stores, all-on gathers per-lane loads
+  // where the target has no gather instruction, redundant warp votes go
   // (NVPTX), then instcombine folds all-on masks away and simplifycfg the
   // branches on votes that became constants.
   llvm::FunctionPassManager FPM;
   FPM.addPass(ContiguousMemoryOpsPass());
+  // x86 without gather instructions: all-on gathers become per-lane loads.
+  FPM.addPass(LaneLoadGathersPass());
   FPM.addPass(WarpVoteSimplifyPass());
   FPM.addPass(llvm::InstCombinePass());
   FPM.addPass(llvm::SimplifyCFGPass());
@@ -62,6 +67,11 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
     FPM.addPass(llvm::InstCombinePass());
     FPM.addPass(llvm::SimplifyCFGPass());
   }
+  // Last (instcombine would fold it back): on SSE4/AVX2 mask logic runs on
+  // lane-wide integers, as ISPC's does; AVX-512 keeps masks in mask registers.
+  const llvm::Triple &TT = TM.getTargetTriple();
+  FPM.addPass(WideMasksPass(TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
+                               !TM.getTargetFeatureString().contains("+avx512f")));
   llvm::ModulePassManager Cleanup;
   Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
   Cleanup.run(M, MAM);

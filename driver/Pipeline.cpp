@@ -21,8 +21,10 @@
 #include "frontend/Preprocessor.h"
 #include "frontend/Sema.h"
 #include "frontend/SourceManager.h"
+#include "ir/AllOnSpecialization.h"
 #include "ir/Coarsening.h"
 #include "ir/DivergenceTransform.h"
+#include "ir/IfPredication.h"
 #include "ir/HorizontalFusion.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
@@ -347,9 +349,15 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 
-  // 8. NVPTX: float exp/log (all of exp log pow sin cos tan with fast math)
-  // through the GPU's special function unit; varying branches that need no mask stay per-thread branches
-  // (SIMT); then the context-stack divergence transform: the others -> masks.
+  // 8. x86: cheap varying ifs are marked to run as blends, without a branch,
+  // and large functions to get a copy for an all-on entry mask. NVPTX: float
+  // exp/log (all of exp log pow sin cos tan with fast math) through the GPU's
+  // special function unit; varying branches that need no mask stay per-thread
+  // branches (SIMT). Then the context-stack divergence transform: the others -> masks.
+  if (!Target->isGPU() && Opts.OptLevel > 0) {
+    ir::runIfPredication(*IRM);
+    ir::runAllOnSpecialization(*IRM);
+  }
   const bool GPUFastMath = Target->isGPU() && hasFastMath(Opts);
   if (Target->isGPU())
     ir::selectNVPTXMath(*IRM, Opts.MathLib == "fast" || GPUFastMath);

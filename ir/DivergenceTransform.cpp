@@ -13,6 +13,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <map>
+
 namespace spmdc::ir {
 
 namespace {
@@ -136,27 +138,29 @@ public:
 
     // Every function but extern "C" ones receives its caller's mask.
     Value *Entry;
+    bool EntryIsParam = false;
     if (!F.flags().ExternC) {
       auto MaskParam = std::make_unique<Value>(VBool, nullptr);
       MaskParam->NameHint = "__mask";
       Entry = MaskParam.get();
       F.Params.insert(F.Params.begin(), std::move(MaskParam));
       F.HasMaskParam = true;
+      EntryIsParam = !F.flags().Unmasked;
       if (F.flags().Unmasked)
         Entry = allOn();
     } else {
       Entry = allOn();
     }
     FuncSlot = B.var(VBool, "__func_mask");
-    B.store(FuncSlot, Entry);
     const Type *Ret = F.Ty->getReturnType();
     VaryingReturns = hasVaryingJump(*Old, false, true);
     if (VaryingReturns && !Ret->isVoid())
       RetSlot = B.var(Ret, "__ret");
-    Stack.push_back({Context::Function, FuncSlot});
     if (F.SimtBody) {
       // Threads whose lane is off skip the body: in a SIMT region they would
       // run its top-level code, recursive calls included, on stale values.
+      B.store(FuncSlot, Entry);
+      Stack.push_back({Context::Function, FuncSlot});
       Region *Saved = enterSimt();
       region(*Old);
       leaveSimt(Saved);
@@ -166,12 +170,32 @@ public:
       B.create(OpCode::Return, nullptr, Undefined);
       return;
     }
-    region(*Old);
-    if (VaryingReturns)
-      emitReturnFromSlot();
+    if (!EntryIsParam || !F.AllOnCopy)
+      return body(*Old, Entry);
+    // `if (all(__mask)) { the body all-on } else { the body }`: the copy's
+    // values are fresh, the original body stays in the else arm.
+    Region Copy;
+    std::map<const Value *, Value *> Map;
+    cloneRegionInto(*Old, Copy, Map);
+    Op *If = B.create(OpCode::If, nullptr, {B.create(OpCode::All, Bool, {Entry})->result()});
+    Region *Then = B.addRegion(If), *Else = B.addRegion(If);
+    B.setInsertRegion(Then);
+    body(Copy, allOn());
+    B.setInsertRegion(Else);
+    body(*Old, Entry);
   }
 
 private:
+  /// The function's body under the entry mask `Entry`.
+  void body(Region &R, Value *Entry) {
+    B.store(FuncSlot, Entry);
+    Stack.push_back({Context::Function, FuncSlot});
+    region(R);
+    if (VaryingReturns)
+      emitReturnFromSlot();
+    Stack.pop_back();
+  }
+
   // Masks.
   Value *allOn() { return B.create(OpCode::MaskAllOn, VBool)->result(); }
   Value *mask() { return B.load(Stack.back().MaskSlot); }
@@ -397,7 +421,9 @@ private:
       Value *Cur = B.load(ParentSlot);
       Value *M = Arm == 0 ? andMask(Cur, C) : andNotMask(Cur, C);
       Value *Slot = freshSlot(M, Arm == 0 ? "__then_mask" : "__else_mask");
-      Region *Saved = openIf(any(B.load(Slot)));
+      // A predicated arm (ir/IfPredication.cpp) runs whatever the mask: its
+      // stores are blends, cheaper than testing the mask and branching.
+      Region *Saved = O.Predicated ? B.insertRegion() : openIf(any(B.load(Slot)));
       Stack.push_back({Context::Branch, Slot});
       region(*O.Regions[Arm]);
       Stack.pop_back();

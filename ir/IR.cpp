@@ -173,6 +173,8 @@ void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Val
     C->DoWhile = O->DoWhile;
     C->Tiled = O->Tiled;
     C->Coherent = O->Coherent;
+    C->Predicated = O->Predicated;
+    C->BarrierThreads = O->BarrierThreads;
     C->NoSignedWrap = O->NoSignedWrap;
     C->Simt = O->Simt;
     if (Value *R = O->result()) {

@@ -164,6 +164,9 @@ public:
   bool DoWhile = false;
   bool Tiled = false;
   bool Coherent = false;
+  /// A varying If whose arms run without an any-lane branch, as blends (set by
+  /// ir/IfPredication.cpp on cheap arms that are safe with no lane on).
+  bool Predicated = false;
   /// Signed integer add/sub/mul that may not overflow (LLVM `nsw`): set by the
   /// variability analysis on the uniform index arithmetic it builds.
   bool NoSignedWrap = false;
@@ -188,6 +191,9 @@ public:
   /// ISPC's `inline` forces inlining and `noinline` forbids it (not hints).
   bool IsInline = false;
   bool IsNoInline = false;
+  /// The divergence transform emits the body twice, a copy for an all-on entry
+  /// mask first (set by ir/AllOnSpecialization.cpp).
+  bool AllOnCopy = false;
   /// True once the divergence transform ran: Params[0] is then the entry mask
   /// (except for export, task and extern "C" functions, which start all-on).
   bool HasMaskParam = false;

@@ -188,6 +188,8 @@ private:
       OS << " tiled";
     if (O.Simt)
       OS << " simt";
+    if (O.Predicated)
+      OS << " predicated";
     if (Value *R = O.result()) {
       OS << " : " << R->Ty->toString();
       if (R->AffineBase) {
