@@ -51,6 +51,13 @@ class Tools:
                             self.driver_obj], check=True)
 
 
+def compile_cmd(tools, compiler, target, src, obj):
+    if compiler == "spmdc":
+        return [tools.spmdc, "--target=" + target, "-O2", src, "-o", obj]
+    return [tools.ispc, "--target=" + target, "-O2", "--opt=disable-fma", "--pic", "--woff", src,
+            "-o", obj]
+
+
 class Outcome:
     """What one compiler did with one program on one target."""
 
@@ -74,16 +81,10 @@ class X86Runner:
     def __init__(self, tools):
         self.tools = tools
 
-    def compile_cmd(self, compiler, target, src, obj):
-        if compiler == "spmdc":
-            return [self.tools.spmdc, "--target=" + target, "-O2", src, "-o", obj]
-        return [self.tools.ispc, "--target=" + target, "-O2", "--opt=disable-fma", "--pic",
-                "--woff", src, "-o", obj]
-
     def build_and_run(self, compiler, target, src, workdir):
         obj = os.path.join(workdir, "%s-%s.o" % (compiler, target))
         exe = os.path.join(workdir, "%s-%s.exe" % (compiler, target))
-        rc, text, _ = run(self.compile_cmd(compiler, target, src, obj), COMPILE_TIMEOUT)
+        rc, text, _ = run(compile_cmd(self.tools, compiler, target, src, obj), COMPILE_TIMEOUT)
         if rc != 0:
             return Outcome("compile", rc, text)
         rc, text, _ = run([CXX, self.tools.driver_obj, obj, "-o", exe], 60)
@@ -262,6 +263,10 @@ def check_seed(args_tuple):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def check_seed_list(args_tuple):
+    return [check_seed(args_tuple)]
+
+
 def save_finding(seed, target, res, g, text, runner, work, findings_dir, reduce_seconds, features):
     kind = res[0]
 
@@ -296,6 +301,131 @@ def save_finding(seed, target, res, g, text, runner, work, findings_dir, reduce_
                     seed, target, ""))
 
 
+# ------------------------------------------------------------------ batches
+ERROR_LINE = re.compile(r"^(\S+?):(\d+):\d+: (?:error|Error)", re.M)
+
+
+def parse_batch_output(out):
+    """{seed: output} of the programs whose run ended, and the seed whose run began
+    without ending (a crash or hang inside it), or None."""
+    done, current, lines = {}, None, []
+    for line in out.splitlines():
+        if line.startswith("seed "):
+            current, lines = int(line[5:]), []
+        elif line.startswith("end "):
+            done[current] = "".join(l + "\n" for l in lines)
+            current = None
+        elif current is not None:
+            lines.append(line)
+    return done, current
+
+
+class BatchBuilder:
+    """Builds and runs many programs (gen.py with prefix s<seed>_) in one file,
+    once per compiler and target, and finds the programs to redo alone: those
+    the compiler rejects or crashes on (by the error's line, else by halving the
+    batch) and the one a run crashes in (the programs after it run again)."""
+
+    def __init__(self, tools, workdir):
+        self.tools, self.work = tools, workdir
+
+    def build_driver(self, seeds, tag):
+        inc = os.path.join(self.work, "programs-%s.inc" % tag)
+        with open(inc, "w") as f:
+            f.write("".join("PROGRAM(%d)\n" % s for s in seeds))
+        obj = os.path.join(self.work, "driver-%s.o" % tag)
+        rc, text, _ = run([CXX, "-O1", "-DDIFFTEST_BATCH=\"%s\"" % inc, "-c",
+                           os.path.join(HERE, "driver.cpp"), "-o", obj], 120)
+        if rc != 0:
+            raise RuntimeError("difftest: the batch driver does not build:\n" + text)
+        return obj
+
+    def outputs(self, compiler, target, gens):
+        """({seed: output}, {seed: why it must be redone alone})."""
+        results, redo = {}, {}
+        queue = [list(gens)]
+        n = 0
+        while queue:
+            group = queue.pop()
+            if not group:
+                continue
+            n += 1
+            tag = "%s-%s-%d" % (compiler, target, n)
+            text, ranges = gen.render_batch(group)
+            src = os.path.join(self.work, "batch-%s.ispc" % tag)
+            with open(src, "w") as f:
+                f.write(text)
+            obj = os.path.join(self.work, "batch-%s.o" % tag)
+            rc, msg, _ = run(compile_cmd(self.tools, compiler, target, src, obj),
+                             COMPILE_TIMEOUT + 10 * len(group))
+            if rc != 0:
+                lines = {int(m.group(2)) for m in ERROR_LINE.finditer(msg) if m.group(1) == src}
+                bad = {s for s, (a, b) in ranges.items() if any(a <= l <= b for l in lines)}
+                if bad:
+                    for s in bad:
+                        redo[s] = "compile"
+                    queue.append([g for g in group if g.seed not in bad])
+                elif len(group) == 1:
+                    redo[group[0].seed] = "compile"
+                else:
+                    queue += [group[:len(group) // 2], group[len(group) // 2:]]
+                continue
+            exe = os.path.join(self.work, "batch-%s.exe" % tag)
+            rc, msg, _ = run([CXX, self.build_driver([g.seed for g in group], tag), obj, "-o", exe],
+                             120)
+            if rc != 0:
+                raise RuntimeError("difftest: a batch does not link:\n" + msg)
+            rc, msg, out = run([exe], RUN_TIMEOUT + 2 * len(group))
+            done, crashed_in = parse_batch_output(out)
+            results.update(done)
+            if rc != 0:
+                if crashed_in is not None:
+                    redo[crashed_in] = "run"
+                    queue.append([g for g in group if g.seed not in done and g.seed != crashed_in])
+                elif len(group) == 1:
+                    redo[group[0].seed] = "run"
+                else:
+                    queue += [group[:len(group) // 2], group[len(group) // 2:]]
+        return results, redo
+
+
+def check_batch(args_tuple):
+    """Runs seeds as one batch per compiler and target; a seed that differs, or
+    that a compiler rejects or crashes on, is redone alone (check_seed: the
+    single-program path, which classifies, shrinks and saves findings).
+    Returns [(seed, {target: result})]."""
+    seeds, targets, features, tools_paths, findings_dir, reduce_seconds = args_tuple
+    os.nice(10) if hasattr(os, "nice") else None
+    work = tempfile.mkdtemp(prefix="difftest-batch-%d-" % seeds[0])
+    try:
+        builder = BatchBuilder(Tools(tools_paths[0], tools_paths[1], work), work)
+        gens = [gen.generate(s, features, prefix="s%d_" % s) for s in seeds]
+        results = {s: {} for s in seeds}
+        for target in targets:
+            live = [g for g in gens if target not in results[g.seed]]
+            ispc, ispc_redo = builder.outputs("ispc", target, live)
+            spmd, spmd_redo = builder.outputs("spmdc", target, live)
+            for g in live:
+                s = g.seed
+                if s in ispc and s in spmd and ispc[s] == spmd[s]:
+                    results[s][target] = ("same",)
+                    continue
+                _, alone = check_seed((s, [target], features, tools_paths, findings_dir,
+                                       reduce_seconds))
+                res = alone[target]
+                if res[0] == "same":
+                    # Different in the batch only: the programs of a batch interfere.
+                    why = ispc_redo.get(s) or spmd_redo.get(s) or "output"
+                    res = ("batch-only", "%s differs in the batch (%s), not alone" % (target, why))
+                results[s][target] = res
+                if res[0] in ("ispc-rejects", "spmdc-rejects"):
+                    for t in targets:  # the same on every target
+                        results[s].setdefault(t, res)
+        return sorted(results.items())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 # ------------------------------------------------------------------ main
 def write_json(path, counts, rejects, results):
     """The results so far (rewritten as the run goes, so an interrupted run keeps them)."""
@@ -326,6 +456,10 @@ def main():
     ap.add_argument("--findings", default=os.path.join(HERE, "findings"))
     ap.add_argument("--reduce-seconds", type=float, default=300)
     ap.add_argument("--json", help="write the per-seed results here")
+    ap.add_argument("--batch", type=int, default=0,
+                    help="N programs per file, each compiled once per compiler and target "
+                         "(implies --every-target); a program that differs or fails is "
+                         "redone alone")
     ap.add_argument("--reproduce", type=int, help="run one seed and print everything")
     ap.add_argument("--target", default="avx2-i32x8", help="with --reproduce")
     a = ap.parse_args()
@@ -355,15 +489,21 @@ def main():
         while True:
             out_of_time = a.seconds and time.time() - start > a.seconds
             while len(pending) < a.jobs * 2 and seed < end_seed and not out_of_time:
+                if a.batch:
+                    seeds = list(range(seed, min(seed + a.batch, end_seed)))
+                    job = (seeds, targets, features, (a.spmdc, a.ispc), a.findings,
+                           a.reduce_seconds)
+                    pending.add(pool.submit(check_batch, job))
+                    seed += len(seeds)
+                    continue
                 seed_targets = targets if a.every_target else [targets[seed % len(targets)]]
                 job = (seed, seed_targets, features, (a.spmdc, a.ispc), a.findings, a.reduce_seconds)
-                pending.add(pool.submit(check_seed, job))
+                pending.add(pool.submit(check_seed_list, job))
                 seed += 1
             if not pending:
                 break
             done, pending = concurrent.futures.wait(pending, return_when="FIRST_COMPLETED")
-            for fut in done:
-                s, results = fut.result()
+            for s, results in (x for fut in done for x in fut.result()):
                 programs += 1
                 if programs % 25 == 0:
                     write_json(a.json, counts, rejects, all_results)
@@ -379,7 +519,9 @@ def main():
                     if r[0] not in ("same", "spmdc-rejects", "ispc-rejects"):
                         print("seed %d %s: %s: %s" % (s, t, r[0], r[1].splitlines()[0][:200]),
                               flush=True)
-    print("difftest: %d programs in %.0fs on %s" % (programs, time.time() - start, ",".join(targets)))
+    elapsed = time.time() - start
+    print("difftest: %d programs in %.0fs on %s (%.1f programs a minute)" % (
+        programs, elapsed, ",".join(targets), programs * 60 / max(elapsed, 1)))
     for k, v in sorted(counts.items()):
         print("  %-16s %d" % (k, v))
     for k, seeds in sorted(rejects.items(), key=lambda kv: -len(kv[1])):
