@@ -10,14 +10,17 @@ failure persists) and saved under tools/difftest/findings/<id>/ with a README.
 spmdc rejecting a generated program with an ordinary error is a feature gap: the
 summary counts those by message (the feature set of gen.py is configurable).
 
-usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J]
+usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J] [--batch B]
                    [--targets t1,t2] [--every-target] [--features a,b] [--no-features c,d]
        difftest.py --reproduce SEED [--target T]   (one seed, verbose)
+       difftest.py --gpu-prepare DIR --count N [--batch B]   (a GPU batch, gang 32)
+       difftest.py --gpu-compare DIR GPU_OUT                  (its results, run.sh's gpu.out)
 
-The work per program is split into a build step and a run step (class
-X86Runner) so that a GPU runner can later write the PTX of many programs and
-run them in one batched device job: it would implement the same build() and
-collect the runs of a batch in one go (not implemented yet).
+--batch B puts B programs in one file (names prefixed s<seed>_), compiled once per
+compiler and target (BatchBuilder); a program that differs or fails there is redone
+alone, so classification, shrinking and findings are the single-program path's.
+The GPU mode compiles such batches to PTX for run.sh on the GPU machine and takes
+ISPC's 32-wide x86 target (avx512skx-x32) as the reference of a warp-wide gang.
 """
 import argparse
 import concurrent.futures
@@ -53,7 +56,9 @@ class Tools:
 
 def compile_cmd(tools, compiler, target, src, obj):
     if compiler == "spmdc":
-        return [tools.spmdc, "--target=" + target, "-O2", src, "-o", obj]
+        # NVPTX contracts a*b+c by default; x86 (and ISPC with disable-fma) does not.
+        fma = ["--opt=disable-fma"] if target.startswith("nvptx") else []
+        return [tools.spmdc, "--target=" + target, "-O2"] + fma + [src, "-o", obj]
     return [tools.ispc, "--target=" + target, "-O2", "--opt=disable-fma", "--pic", "--woff", src,
             "-o", obj]
 
@@ -340,6 +345,44 @@ class BatchBuilder:
             raise RuntimeError("difftest: the batch driver does not build:\n" + text)
         return obj
 
+    def compile(self, compiler, target, group, tag, queue, redo, suffix="o"):
+        """Compiles `group` into one object; on failure, queues what to retry
+        (the group less the programs an error points into, or its halves),
+        records the single program that fails in `redo` and returns None."""
+        text, ranges = gen.render_batch(group)
+        src = os.path.join(self.work, "batch-%s.ispc" % tag)
+        with open(src, "w") as f:
+            f.write(text)
+        obj = os.path.join(self.work, "batch-%s.%s" % (tag, suffix))
+        rc, msg, _ = run(compile_cmd(self.tools, compiler, target, src, obj),
+                         COMPILE_TIMEOUT + 10 * len(group))
+        if rc == 0:
+            return obj
+        lines = {int(m.group(2)) for m in ERROR_LINE.finditer(msg) if m.group(1) == src}
+        bad = {s for s, (a, b) in ranges.items() if any(a <= l <= b for l in lines)}
+        if bad:
+            for s in bad:
+                redo[s] = "compile: " + first_error(msg)
+            queue.append([g for g in group if g.seed not in bad])
+        elif len(group) == 1:
+            redo[group[0].seed] = "compile: " + first_error(msg)
+        else:
+            queue += [group[:len(group) // 2], group[len(group) // 2:]]
+        return None
+
+    def compiled(self, compiler, target, gens, suffix):
+        """[(seeds, object)] covering every program that compiles, and {seed: why not}."""
+        objs, redo, queue, n = [], {}, [list(gens)], 0
+        while queue:
+            group = queue.pop()
+            if group:
+                n += 1
+                obj = self.compile(compiler, target, group, "%s-%s-%d" % (compiler, target, n),
+                                   queue, redo, suffix)
+                if obj:
+                    objs.append(([g.seed for g in group], obj))
+        return objs, redo
+
     def outputs(self, compiler, target, gens):
         """({seed: output}, {seed: why it must be redone alone})."""
         results, redo = {}, {}
@@ -351,24 +394,8 @@ class BatchBuilder:
                 continue
             n += 1
             tag = "%s-%s-%d" % (compiler, target, n)
-            text, ranges = gen.render_batch(group)
-            src = os.path.join(self.work, "batch-%s.ispc" % tag)
-            with open(src, "w") as f:
-                f.write(text)
-            obj = os.path.join(self.work, "batch-%s.o" % tag)
-            rc, msg, _ = run(compile_cmd(self.tools, compiler, target, src, obj),
-                             COMPILE_TIMEOUT + 10 * len(group))
-            if rc != 0:
-                lines = {int(m.group(2)) for m in ERROR_LINE.finditer(msg) if m.group(1) == src}
-                bad = {s for s, (a, b) in ranges.items() if any(a <= l <= b for l in lines)}
-                if bad:
-                    for s in bad:
-                        redo[s] = "compile"
-                    queue.append([g for g in group if g.seed not in bad])
-                elif len(group) == 1:
-                    redo[group[0].seed] = "compile"
-                else:
-                    queue += [group[:len(group) // 2], group[len(group) // 2:]]
+            obj = self.compile(compiler, target, group, tag, queue, redo)
+            if obj is None:
                 continue
             exe = os.path.join(self.work, "batch-%s.exe" % tag)
             rc, msg, _ = run([CXX, self.build_driver([g.seed for g in group], tag), obj, "-o", exe],
@@ -426,6 +453,110 @@ def check_batch(args_tuple):
         shutil.rmtree(work, ignore_errors=True)
 
 
+# ------------------------------------------------------------------ GPU batches
+GPU_REFERENCE_TARGET = "avx512skx-x32"  # ISPC's 32-wide x86 target: a gang as wide as a warp
+GPU_FILES = [os.path.join(HERE, "gpu_driver.cpp"), os.path.join(HERE, "inputs.h"),
+             os.path.join(ROOT, "runtime", "cuda", "spmdc_cuda.c"),
+             os.path.join(ROOT, "runtime", "cuda", "spmdc_cuda.h")]
+GPU_RUN_SCRIPT = """#!/bin/sh
+# On the GPU machine: builds the driver, assembles the chunks (ptxas, in parallel)
+# and runs every program of every complete chunk (one with a .seeds file);
+# all outputs into $1/gpu.out, errors into $1/gpu.err (default: this directory).
+cd "$(dirname "$0")" && out="${1:-$PWD}" && mkdir -p "$out" || exit 1
+nvcc -O2 -o difftest-gpu gpu_driver.cpp spmdc_cuda.c -I. -lcuda || exit 1
+ls chunk-*.seeds | sed 's/seeds$/ptx/' | xargs -P "$(nproc)" -I{} ptxas -arch=sm_90 {} -o {}.cubin || exit 1
+: > "$out/gpu.out"; : > "$out/gpu.err"
+for s in chunk-*.seeds; do
+  echo "chunk ${s%.seeds}" >> "$out/gpu.err"
+  ./difftest-gpu "${s%.seeds}.ptx.cubin" $(cat "$s") >> "$out/gpu.out" 2>> "$out/gpu.err"
+done
+echo "ran $(cat chunk-*.seeds | wc -w) programs"
+"""
+
+
+def gpu_chunk(args_tuple):
+    """Builds one chunk of a GPU batch: ISPC's 32-wide x86 outputs (the
+    reference) and spmdc's PTX of the programs ISPC and spmdc both compile."""
+    k, seeds, features, tools_paths, out_dir = args_tuple
+    os.nice(10) if hasattr(os, "nice") else None
+    work = tempfile.mkdtemp(prefix="difftest-gpu-%d-" % seeds[0])
+    try:
+        builder = BatchBuilder(Tools(tools_paths[0], tools_paths[1], work), work)
+        gens = [gen.generate(s, features, prefix="s%d_" % s, max_gang=32) for s in seeds]
+        ref, ref_fails = builder.outputs("ispc", GPU_REFERENCE_TARGET, gens)
+        gens = [g for g in gens if g.seed in ref]
+        ptx, spmd_fails = builder.compiled("spmdc", "nvptx-sm_90", gens, "ptx")
+        for j, (group, path) in enumerate(ptx):
+            name = os.path.join(out_dir, "chunk-%d-%d" % (k, j))
+            for s in group:
+                with open(os.path.join(out_dir, "expected", "%d.out" % s), "w") as f:
+                    f.write(ref[s])
+            shutil.copy(path, name + ".ptx")
+            with open(name + ".seeds", "w") as f:  # last: a chunk with .seeds is complete
+                f.write(" ".join(map(str, group)) + "\n")
+        return ({s: "ispc: " + w for s, w in ref_fails.items()},
+                {s: "spmdc: " + w for s, w in spmd_fails.items()})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def gpu_prepare(a, features):
+    """--gpu-prepare DIR: a GPU batch of --count programs for run.sh on the GPU machine."""
+    out = a.gpu_prepare
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.join(out, "expected"))
+    for f in GPU_FILES:
+        shutil.copy(f, out)
+    with open(os.path.join(out, "run.sh"), "w") as f:
+        f.write(GPU_RUN_SCRIPT)
+    chunk = a.batch or 50
+    seeds = list(range(a.seed_start, a.seed_start + a.count))
+    jobs = [(k, seeds[i:i + chunk], features, (a.spmdc, a.ispc), out)
+            for k, i in enumerate(range(0, len(seeds), chunk))]
+    rejected = {}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as pool:
+        for ispc_fails, spmd_fails in pool.map(gpu_chunk, jobs):
+            rejected.update(ispc_fails)
+            rejected.update(spmd_fails)
+    with open(os.path.join(out, "rejected.json"), "w") as f:
+        json.dump(rejected, f, indent=1)
+    ready = len(os.listdir(os.path.join(out, "expected")))
+    print("difftest: GPU batch in %s: %d programs ready, %d left out (rejected.json)" % (
+        out, ready, len(rejected)))
+    for s, why in sorted(rejected.items()):
+        print("  seed %d: %s" % (s, why[:160]))
+    return 0
+
+
+def gpu_compare(a):
+    """--gpu-compare DIR GPU_OUT: the GPU's outputs (run.sh's gpu.out) against ISPC's,
+    seed by seed."""
+    d, outs = a.gpu_compare
+    counts = {"same": 0, "different": 0, "no output": 0}
+    with open(outs) as f:
+        got, _ = parse_batch_output(f.read())
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".seeds"):
+            continue
+        with open(os.path.join(d, name)) as f:
+            seeds = [int(x) for x in f.read().split()]
+        for s in seeds:
+            with open(os.path.join(d, "expected", "%d.out" % s)) as f:
+                want = f.read()
+            if s not in got:
+                counts["no output"] += 1
+                print("seed %d: no GPU output (%s)" % (s, name))
+            elif got[s] != want:
+                counts["different"] += 1
+                print("seed %d: GPU differs from ISPC %s: %s" % (
+                    s, GPU_REFERENCE_TARGET, diff_lines(want, got[s])))
+            else:
+                counts["same"] += 1
+    print("difftest: GPU batch: %d programs the same as ISPC %s, %d different, %d without output" % (
+        counts["same"], GPU_REFERENCE_TARGET, counts["different"], counts["no output"]))
+    return 0 if counts["same"] and not counts["different"] and not counts["no output"] else 1
+
+
 # ------------------------------------------------------------------ main
 def write_json(path, counts, rejects, results):
     """The results so far (rewritten as the run goes, so an interrupted run keeps them)."""
@@ -462,12 +593,22 @@ def main():
                          "redone alone")
     ap.add_argument("--reproduce", type=int, help="run one seed and print everything")
     ap.add_argument("--target", default="avx2-i32x8", help="with --reproduce")
+    ap.add_argument("--gpu-prepare", metavar="DIR",
+                    help="write a GPU batch of --count programs (gang 32) to DIR: spmdc's PTX, "
+                         "ISPC's %s outputs, the driver and run.sh for the GPU machine"
+                         % GPU_REFERENCE_TARGET)
+    ap.add_argument("--gpu-compare", nargs=2, metavar=("DIR", "GPU_OUT"),
+                    help="compare the outputs run.sh wrote (gpu.out) with DIR's")
     a = ap.parse_args()
 
     if not os.path.exists(a.ispc):
         print("difftest: no ISPC at %s (set --ispc or $ISPC): skipped" % a.ispc)
         return 0
     features = gen.features_from(a.features, a.no_features)
+    if a.gpu_compare:
+        return gpu_compare(a)
+    if a.gpu_prepare:
+        return gpu_prepare(a, features)
     if a.reproduce is not None:
         work = tempfile.mkdtemp(prefix="difftest-repro-")
         runner = X86Runner(Tools(a.spmdc, a.ispc, work))
@@ -480,7 +621,7 @@ def main():
     targets = a.targets.split(",") if a.targets else host_targets(a.spmdc)
     os.makedirs(a.findings, exist_ok=True)
     start = time.time()
-    counts, rejects, all_results = {}, {}, {}
+    counts, rejects, all_results, per_target = {}, {}, {}, {}
     programs = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as pool:
         pending = set()
@@ -513,6 +654,8 @@ def main():
                 all_results[s] = {t: list(r) for t, r in results.items()}
                 for t, r in results.items():
                     counts[r[0]] = counts.get(r[0], 0) + 1
+                    per_target.setdefault(t, {})
+                    per_target[t][r[0]] = per_target[t].get(r[0], 0) + 1
                     if r[0] in ("spmdc-rejects", "ispc-rejects"):
                         key = r[0] + ": " + normalize_message(r[1])
                         rejects.setdefault(key, []).append(s)
@@ -524,6 +667,8 @@ def main():
         programs, elapsed, ",".join(targets), programs * 60 / max(elapsed, 1)))
     for k, v in sorted(counts.items()):
         print("  %-16s %d" % (k, v))
+    for t, c in sorted(per_target.items()):
+        print("  on %s: %s" % (t, ", ".join("%s %d" % kv for kv in sorted(c.items()))))
     for k, seeds in sorted(rejects.items(), key=lambda kv: -len(kv[1])):
         print("  %4d x %s (seeds %s)" % (len(seeds), k[:200], " ".join(map(str, seeds[:5]))))
     write_json(a.json, counts, rejects, all_results)

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "inputs.h"
+
 using EntryPoint = void(uint64_t *Out, const int32_t *In, const float *InF, int32_t N);
 
 #ifdef DIFFTEST_BATCH
@@ -24,22 +26,11 @@ extern "C" EntryPoint difftest;
 #endif
 
 namespace {
-constexpr int Slots = 1024;
-constexpr int InputSize = 64; // the programs index IN/INF below 64
-constexpr int N = 37;         // a multiple of no gang width
-constexpr uint64_t Unwritten = 0xDEADBEEFDEADBEEFull;
-
 void runProgram(EntryPoint *Entry) {
   static uint64_t Out[Slots];
   int32_t In[InputSize];
   float InF[InputSize];
-  for (int I = 0; I < InputSize; ++I) {
-    // Small values, negative ones, and a few near the int32 limits.
-    uint32_t H = static_cast<uint32_t>(I) * 2654435761u;
-    In[I] = (I % 9 == 4) ? static_cast<int32_t>(H) : static_cast<int32_t>(H % 201) - 100;
-    // Exactly representable floats of both signs, a few large.
-    InF[I] = static_cast<float>(static_cast<int32_t>(H % 97) - 48) * 0.25f * (I % 11 == 3 ? 1e6f : 1.0f);
-  }
+  fillInputs(In, InF);
   for (uint64_t &O : Out)
     O = Unwritten;
   Entry(Out, In, InF, N);
