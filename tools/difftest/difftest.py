@@ -71,6 +71,13 @@ class Outcome:
         self.rc, self.text, self.output = rc, text, output
 
 
+def lower_priority():
+    """Niceness 10 for this worker and what it starts (once: os.nice adds up, and a
+    worker runs many jobs)."""
+    if hasattr(os, "nice"):
+        os.nice(max(0, 10 - os.nice(0)))
+
+
 def run(cmd, timeout):
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
@@ -243,7 +250,7 @@ def shrink(g, failing, deadline):
 # ------------------------------------------------------------------ one seed
 def check_seed(args_tuple):
     seed, targets, features, tools_paths, findings_dir, reduce_seconds = args_tuple
-    os.nice(10) if hasattr(os, "nice") else None
+    lower_priority()
     work = tempfile.mkdtemp(prefix="difftest-%d-" % seed)
     try:
         tools = Tools(tools_paths[0], tools_paths[1], work)
@@ -422,7 +429,7 @@ def check_batch(args_tuple):
     single-program path, which classifies, shrinks and saves findings).
     Returns [(seed, {target: result})]."""
     seeds, targets, features, tools_paths, findings_dir, reduce_seconds = args_tuple
-    os.nice(10) if hasattr(os, "nice") else None
+    lower_priority()
     work = tempfile.mkdtemp(prefix="difftest-batch-%d-" % seeds[0])
     try:
         builder = BatchBuilder(Tools(tools_paths[0], tools_paths[1], work), work)
@@ -478,7 +485,7 @@ def gpu_chunk(args_tuple):
     """Builds one chunk of a GPU batch: ISPC's 32-wide x86 outputs (the
     reference) and spmdc's PTX of the programs ISPC and spmdc both compile."""
     k, seeds, features, tools_paths, out_dir = args_tuple
-    os.nice(10) if hasattr(os, "nice") else None
+    lower_priority()
     work = tempfile.mkdtemp(prefix="difftest-gpu-%d-" % seeds[0])
     try:
         builder = BatchBuilder(Tools(tools_paths[0], tools_paths[1], work), work)
