@@ -444,6 +444,11 @@ void Sema::checkForeachUnique(ForeachUniqueStmt *S) {
                                  quoted(S->Seq->Ty));
     Ok = false;
   }
+  // A uniform value has one distinct value: broadcast it, so the loop (and the
+  // code generators after it) only ever see a varying sequence (ISPC rejects a
+  // uniform one; docs/decisions.md).
+  if (Ok)
+    matchVariability(S->Seq, Variability::Varying);
   pushScope();
   size_t Size = Regions.size();
   pushRegion(Region::Serial);

@@ -126,6 +126,14 @@ private:
       if (Need(1) && !O.Operands[0]->Ty->isUniform())
         problem(O, "broadcasts a value that is not uniform");
       return;
+    case OpCode::Extract:
+      if (Need(2) && !O.Operands[0]->isVarying())
+        problem(O, "extracts a lane of a value that is not varying");
+      return;
+    case OpCode::ForeachUnique:
+      if (Need(1) && !O.Operands[0]->isVarying())
+        problem(O, "iterates over a value that is not varying");
+      return;
     case OpCode::PartialBarrier:
       // PTX has 16 named barriers; the count is whole warps of one block.
       if (O.Imm < 0 || O.Imm > 15)

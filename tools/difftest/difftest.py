@@ -10,14 +10,17 @@ failure persists) and saved under tools/difftest/findings/<id>/ with a README.
 spmdc rejecting a generated program with an ordinary error is a feature gap: the
 summary counts those by message (the feature set of gen.py is configurable).
 
-usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J]
+usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J] [--batch B]
                    [--targets t1,t2] [--every-target] [--features a,b] [--no-features c,d]
        difftest.py --reproduce SEED [--target T]   (one seed, verbose)
+       difftest.py --gpu-prepare DIR --count N [--batch B]   (a GPU batch, gang 32)
+       difftest.py --gpu-compare DIR GPU_OUT                  (its results, run.sh's gpu.out)
 
-The work per program is split into a build step and a run step (class
-X86Runner) so that a GPU runner can later write the PTX of many programs and
-run them in one batched device job: it would implement the same build() and
-collect the runs of a batch in one go (not implemented yet).
+--batch B puts B programs in one file (names prefixed s<seed>_), compiled once per
+compiler and target (BatchBuilder); a program that differs or fails there is redone
+alone, so classification, shrinking and findings are the single-program path's.
+The GPU mode compiles such batches to PTX for run.sh on the GPU machine and takes
+ISPC's 32-wide x86 target (avx512skx-x32) as the reference of a warp-wide gang.
 """
 import argparse
 import concurrent.futures
@@ -51,12 +54,28 @@ class Tools:
                             self.driver_obj], check=True)
 
 
+def compile_cmd(tools, compiler, target, src, obj):
+    if compiler == "spmdc":
+        # NVPTX contracts a*b+c by default; x86 (and ISPC with disable-fma) does not.
+        fma = ["--opt=disable-fma"] if target.startswith("nvptx") else []
+        return [tools.spmdc, "--target=" + target, "-O2"] + fma + [src, "-o", obj]
+    return [tools.ispc, "--target=" + target, "-O2", "--opt=disable-fma", "--pic", "--woff", src,
+            "-o", obj]
+
+
 class Outcome:
     """What one compiler did with one program on one target."""
 
     def __init__(self, stage, rc=0, text="", output=None):
         self.stage = stage    # "compile", "link", "run" or "ok"
         self.rc, self.text, self.output = rc, text, output
+
+
+def lower_priority():
+    """Niceness 10 for this worker and what it starts (once: os.nice adds up, and a
+    worker runs many jobs)."""
+    if hasattr(os, "nice"):
+        os.nice(max(0, 10 - os.nice(0)))
 
 
 def run(cmd, timeout):
@@ -74,16 +93,10 @@ class X86Runner:
     def __init__(self, tools):
         self.tools = tools
 
-    def compile_cmd(self, compiler, target, src, obj):
-        if compiler == "spmdc":
-            return [self.tools.spmdc, "--target=" + target, "-O2", src, "-o", obj]
-        return [self.tools.ispc, "--target=" + target, "-O2", "--opt=disable-fma", "--pic",
-                "--woff", src, "-o", obj]
-
     def build_and_run(self, compiler, target, src, workdir):
         obj = os.path.join(workdir, "%s-%s.o" % (compiler, target))
         exe = os.path.join(workdir, "%s-%s.exe" % (compiler, target))
-        rc, text, _ = run(self.compile_cmd(compiler, target, src, obj), COMPILE_TIMEOUT)
+        rc, text, _ = run(compile_cmd(self.tools, compiler, target, src, obj), COMPILE_TIMEOUT)
         if rc != 0:
             return Outcome("compile", rc, text)
         rc, text, _ = run([CXX, self.tools.driver_obj, obj, "-o", exe], 60)
@@ -237,7 +250,7 @@ def shrink(g, failing, deadline):
 # ------------------------------------------------------------------ one seed
 def check_seed(args_tuple):
     seed, targets, features, tools_paths, findings_dir, reduce_seconds = args_tuple
-    os.nice(10) if hasattr(os, "nice") else None
+    lower_priority()
     work = tempfile.mkdtemp(prefix="difftest-%d-" % seed)
     try:
         tools = Tools(tools_paths[0], tools_paths[1], work)
@@ -260,6 +273,10 @@ def check_seed(args_tuple):
         return seed, results
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def check_seed_list(args_tuple):
+    return [check_seed(args_tuple)]
 
 
 def save_finding(seed, target, res, g, text, runner, work, findings_dir, reduce_seconds, features):
@@ -296,6 +313,257 @@ def save_finding(seed, target, res, g, text, runner, work, findings_dir, reduce_
                     seed, target, ""))
 
 
+# ------------------------------------------------------------------ batches
+ERROR_LINE = re.compile(r"^(\S+?):(\d+):\d+: (?:error|Error)", re.M)
+
+
+def parse_batch_output(out):
+    """{seed: output} of the programs whose run ended, and the seed whose run began
+    without ending (a crash or hang inside it), or None."""
+    done, current, lines = {}, None, []
+    for line in out.splitlines():
+        if line.startswith("seed "):
+            current, lines = int(line[5:]), []
+        elif line.startswith("end "):
+            done[current] = "".join(l + "\n" for l in lines)
+            current = None
+        elif current is not None:
+            lines.append(line)
+    return done, current
+
+
+class BatchBuilder:
+    """Builds and runs many programs (gen.py with prefix s<seed>_) in one file,
+    once per compiler and target, and finds the programs to redo alone: those
+    the compiler rejects or crashes on (by the error's line, else by halving the
+    batch) and the one a run crashes in (the programs after it run again)."""
+
+    def __init__(self, tools, workdir):
+        self.tools, self.work = tools, workdir
+
+    def build_driver(self, seeds, tag):
+        inc = os.path.join(self.work, "programs-%s.inc" % tag)
+        with open(inc, "w") as f:
+            f.write("".join("PROGRAM(%d)\n" % s for s in seeds))
+        obj = os.path.join(self.work, "driver-%s.o" % tag)
+        rc, text, _ = run([CXX, "-O1", "-DDIFFTEST_BATCH=\"%s\"" % inc, "-c",
+                           os.path.join(HERE, "driver.cpp"), "-o", obj], 120)
+        if rc != 0:
+            raise RuntimeError("difftest: the batch driver does not build:\n" + text)
+        return obj
+
+    def compile(self, compiler, target, group, tag, queue, redo, suffix="o"):
+        """Compiles `group` into one object; on failure, queues what to retry
+        (the group less the programs an error points into, or its halves),
+        records the single program that fails in `redo` and returns None."""
+        text, ranges = gen.render_batch(group)
+        src = os.path.join(self.work, "batch-%s.ispc" % tag)
+        with open(src, "w") as f:
+            f.write(text)
+        obj = os.path.join(self.work, "batch-%s.%s" % (tag, suffix))
+        rc, msg, _ = run(compile_cmd(self.tools, compiler, target, src, obj),
+                         COMPILE_TIMEOUT + 10 * len(group))
+        if rc == 0:
+            return obj
+        lines = {int(m.group(2)) for m in ERROR_LINE.finditer(msg) if m.group(1) == src}
+        bad = {s for s, (a, b) in ranges.items() if any(a <= l <= b for l in lines)}
+        if bad:
+            for s in bad:
+                redo[s] = "compile: " + first_error(msg)
+            queue.append([g for g in group if g.seed not in bad])
+        elif len(group) == 1:
+            redo[group[0].seed] = "compile: " + first_error(msg)
+        else:
+            queue += [group[:len(group) // 2], group[len(group) // 2:]]
+        return None
+
+    def compiled(self, compiler, target, gens, suffix):
+        """[(seeds, object)] covering every program that compiles, and {seed: why not}."""
+        objs, redo, queue, n = [], {}, [list(gens)], 0
+        while queue:
+            group = queue.pop()
+            if group:
+                n += 1
+                obj = self.compile(compiler, target, group, "%s-%s-%d" % (compiler, target, n),
+                                   queue, redo, suffix)
+                if obj:
+                    objs.append(([g.seed for g in group], obj))
+        return objs, redo
+
+    def outputs(self, compiler, target, gens):
+        """({seed: output}, {seed: why it must be redone alone})."""
+        results, redo = {}, {}
+        queue = [list(gens)]
+        n = 0
+        while queue:
+            group = queue.pop()
+            if not group:
+                continue
+            n += 1
+            tag = "%s-%s-%d" % (compiler, target, n)
+            obj = self.compile(compiler, target, group, tag, queue, redo)
+            if obj is None:
+                continue
+            exe = os.path.join(self.work, "batch-%s.exe" % tag)
+            rc, msg, _ = run([CXX, self.build_driver([g.seed for g in group], tag), obj, "-o", exe],
+                             120)
+            if rc != 0:
+                raise RuntimeError("difftest: a batch does not link:\n" + msg)
+            rc, msg, out = run([exe], RUN_TIMEOUT + 2 * len(group))
+            done, crashed_in = parse_batch_output(out)
+            results.update(done)
+            if rc != 0:
+                if crashed_in is not None:
+                    redo[crashed_in] = "run"
+                    queue.append([g for g in group if g.seed not in done and g.seed != crashed_in])
+                elif len(group) == 1:
+                    redo[group[0].seed] = "run"
+                else:
+                    queue += [group[:len(group) // 2], group[len(group) // 2:]]
+        return results, redo
+
+
+def check_batch(args_tuple):
+    """Runs seeds as one batch per compiler and target; a seed that differs, or
+    that a compiler rejects or crashes on, is redone alone (check_seed: the
+    single-program path, which classifies, shrinks and saves findings).
+    Returns [(seed, {target: result})]."""
+    seeds, targets, features, tools_paths, findings_dir, reduce_seconds = args_tuple
+    lower_priority()
+    work = tempfile.mkdtemp(prefix="difftest-batch-%d-" % seeds[0])
+    try:
+        builder = BatchBuilder(Tools(tools_paths[0], tools_paths[1], work), work)
+        gens = [gen.generate(s, features, prefix="s%d_" % s) for s in seeds]
+        results = {s: {} for s in seeds}
+        for target in targets:
+            live = [g for g in gens if target not in results[g.seed]]
+            ispc, ispc_redo = builder.outputs("ispc", target, live)
+            spmd, spmd_redo = builder.outputs("spmdc", target, live)
+            for g in live:
+                s = g.seed
+                if s in ispc and s in spmd and ispc[s] == spmd[s]:
+                    results[s][target] = ("same",)
+                    continue
+                _, alone = check_seed((s, [target], features, tools_paths, findings_dir,
+                                       reduce_seconds))
+                res = alone[target]
+                if res[0] == "same":
+                    # Different in the batch only: the programs of a batch interfere.
+                    why = ispc_redo.get(s) or spmd_redo.get(s) or "output"
+                    res = ("batch-only", "%s differs in the batch (%s), not alone" % (target, why))
+                results[s][target] = res
+                if res[0] in ("ispc-rejects", "spmdc-rejects"):
+                    for t in targets:  # the same on every target
+                        results[s].setdefault(t, res)
+        return sorted(results.items())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ GPU batches
+GPU_REFERENCE_TARGET = "avx512skx-x32"  # ISPC's 32-wide x86 target: a gang as wide as a warp
+GPU_FILES = [os.path.join(HERE, "gpu_driver.cpp"), os.path.join(HERE, "inputs.h"),
+             os.path.join(ROOT, "runtime", "cuda", "spmdc_cuda.c"),
+             os.path.join(ROOT, "runtime", "cuda", "spmdc_cuda.h")]
+GPU_RUN_SCRIPT = """#!/bin/sh
+# On the GPU machine: builds the driver, assembles the chunks (ptxas, in parallel)
+# and runs every program of every complete chunk (one with a .seeds file);
+# all outputs into $1/gpu.out, errors into $1/gpu.err (default: this directory).
+cd "$(dirname "$0")" && out="${1:-$PWD}" && mkdir -p "$out" || exit 1
+nvcc -O2 -o difftest-gpu gpu_driver.cpp spmdc_cuda.c -I. -lcuda || exit 1
+ls chunk-*.seeds | sed 's/seeds$/ptx/' | xargs -P "$(nproc)" -I{} ptxas -arch=sm_90 {} -o {}.cubin || exit 1
+: > "$out/gpu.out"; : > "$out/gpu.err"
+for s in chunk-*.seeds; do
+  echo "chunk ${s%.seeds}" >> "$out/gpu.err"
+  ./difftest-gpu "${s%.seeds}.ptx.cubin" $(cat "$s") >> "$out/gpu.out" 2>> "$out/gpu.err"
+done
+echo "ran $(cat chunk-*.seeds | wc -w) programs"
+"""
+
+
+def gpu_chunk(args_tuple):
+    """Builds one chunk of a GPU batch: ISPC's 32-wide x86 outputs (the
+    reference) and spmdc's PTX of the programs ISPC and spmdc both compile."""
+    k, seeds, features, tools_paths, out_dir = args_tuple
+    lower_priority()
+    work = tempfile.mkdtemp(prefix="difftest-gpu-%d-" % seeds[0])
+    try:
+        builder = BatchBuilder(Tools(tools_paths[0], tools_paths[1], work), work)
+        gens = [gen.generate(s, features, prefix="s%d_" % s, max_gang=32) for s in seeds]
+        ref, ref_fails = builder.outputs("ispc", GPU_REFERENCE_TARGET, gens)
+        gens = [g for g in gens if g.seed in ref]
+        ptx, spmd_fails = builder.compiled("spmdc", "nvptx-sm_90", gens, "ptx")
+        for j, (group, path) in enumerate(ptx):
+            name = os.path.join(out_dir, "chunk-%d-%d" % (k, j))
+            for s in group:
+                with open(os.path.join(out_dir, "expected", "%d.out" % s), "w") as f:
+                    f.write(ref[s])
+            shutil.copy(path, name + ".ptx")
+            with open(name + ".seeds", "w") as f:  # last: a chunk with .seeds is complete
+                f.write(" ".join(map(str, group)) + "\n")
+        return ({s: "ispc: " + w for s, w in ref_fails.items()},
+                {s: "spmdc: " + w for s, w in spmd_fails.items()})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def gpu_prepare(a, features):
+    """--gpu-prepare DIR: a GPU batch of --count programs for run.sh on the GPU machine."""
+    out = a.gpu_prepare
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.join(out, "expected"))
+    for f in GPU_FILES:
+        shutil.copy(f, out)
+    with open(os.path.join(out, "run.sh"), "w") as f:
+        f.write(GPU_RUN_SCRIPT)
+    chunk = a.batch or 50
+    seeds = list(range(a.seed_start, a.seed_start + a.count))
+    jobs = [(k, seeds[i:i + chunk], features, (a.spmdc, a.ispc), out)
+            for k, i in enumerate(range(0, len(seeds), chunk))]
+    rejected = {}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as pool:
+        for ispc_fails, spmd_fails in pool.map(gpu_chunk, jobs):
+            rejected.update(ispc_fails)
+            rejected.update(spmd_fails)
+    with open(os.path.join(out, "rejected.json"), "w") as f:
+        json.dump(rejected, f, indent=1)
+    ready = len(os.listdir(os.path.join(out, "expected")))
+    print("difftest: GPU batch in %s: %d programs ready, %d left out (rejected.json)" % (
+        out, ready, len(rejected)))
+    for s, why in sorted(rejected.items()):
+        print("  seed %d: %s" % (s, why[:160]))
+    return 0
+
+
+def gpu_compare(a):
+    """--gpu-compare DIR GPU_OUT: the GPU's outputs (run.sh's gpu.out) against ISPC's,
+    seed by seed."""
+    d, outs = a.gpu_compare
+    counts = {"same": 0, "different": 0, "no output": 0}
+    with open(outs) as f:
+        got, _ = parse_batch_output(f.read())
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".seeds"):
+            continue
+        with open(os.path.join(d, name)) as f:
+            seeds = [int(x) for x in f.read().split()]
+        for s in seeds:
+            with open(os.path.join(d, "expected", "%d.out" % s)) as f:
+                want = f.read()
+            if s not in got:
+                counts["no output"] += 1
+                print("seed %d: no GPU output (%s)" % (s, name))
+            elif got[s] != want:
+                counts["different"] += 1
+                print("seed %d: GPU differs from ISPC %s: %s" % (
+                    s, GPU_REFERENCE_TARGET, diff_lines(want, got[s])))
+            else:
+                counts["same"] += 1
+    print("difftest: GPU batch: %d programs the same as ISPC %s, %d different, %d without output" % (
+        counts["same"], GPU_REFERENCE_TARGET, counts["different"], counts["no output"]))
+    return 0 if counts["same"] and not counts["different"] and not counts["no output"] else 1
+
+
 # ------------------------------------------------------------------ main
 def write_json(path, counts, rejects, results):
     """The results so far (rewritten as the run goes, so an interrupted run keeps them)."""
@@ -326,14 +594,28 @@ def main():
     ap.add_argument("--findings", default=os.path.join(HERE, "findings"))
     ap.add_argument("--reduce-seconds", type=float, default=300)
     ap.add_argument("--json", help="write the per-seed results here")
+    ap.add_argument("--batch", type=int, default=0,
+                    help="N programs per file, each compiled once per compiler and target "
+                         "(implies --every-target); a program that differs or fails is "
+                         "redone alone")
     ap.add_argument("--reproduce", type=int, help="run one seed and print everything")
     ap.add_argument("--target", default="avx2-i32x8", help="with --reproduce")
+    ap.add_argument("--gpu-prepare", metavar="DIR",
+                    help="write a GPU batch of --count programs (gang 32) to DIR: spmdc's PTX, "
+                         "ISPC's %s outputs, the driver and run.sh for the GPU machine"
+                         % GPU_REFERENCE_TARGET)
+    ap.add_argument("--gpu-compare", nargs=2, metavar=("DIR", "GPU_OUT"),
+                    help="compare the outputs run.sh wrote (gpu.out) with DIR's")
     a = ap.parse_args()
 
     if not os.path.exists(a.ispc):
         print("difftest: no ISPC at %s (set --ispc or $ISPC): skipped" % a.ispc)
         return 0
     features = gen.features_from(a.features, a.no_features)
+    if a.gpu_compare:
+        return gpu_compare(a)
+    if a.gpu_prepare:
+        return gpu_prepare(a, features)
     if a.reproduce is not None:
         work = tempfile.mkdtemp(prefix="difftest-repro-")
         runner = X86Runner(Tools(a.spmdc, a.ispc, work))
@@ -346,7 +628,7 @@ def main():
     targets = a.targets.split(",") if a.targets else host_targets(a.spmdc)
     os.makedirs(a.findings, exist_ok=True)
     start = time.time()
-    counts, rejects, all_results = {}, {}, {}
+    counts, rejects, all_results, per_target = {}, {}, {}, {}
     programs = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as pool:
         pending = set()
@@ -355,15 +637,21 @@ def main():
         while True:
             out_of_time = a.seconds and time.time() - start > a.seconds
             while len(pending) < a.jobs * 2 and seed < end_seed and not out_of_time:
+                if a.batch:
+                    seeds = list(range(seed, min(seed + a.batch, end_seed)))
+                    job = (seeds, targets, features, (a.spmdc, a.ispc), a.findings,
+                           a.reduce_seconds)
+                    pending.add(pool.submit(check_batch, job))
+                    seed += len(seeds)
+                    continue
                 seed_targets = targets if a.every_target else [targets[seed % len(targets)]]
                 job = (seed, seed_targets, features, (a.spmdc, a.ispc), a.findings, a.reduce_seconds)
-                pending.add(pool.submit(check_seed, job))
+                pending.add(pool.submit(check_seed_list, job))
                 seed += 1
             if not pending:
                 break
             done, pending = concurrent.futures.wait(pending, return_when="FIRST_COMPLETED")
-            for fut in done:
-                s, results = fut.result()
+            for s, results in (x for fut in done for x in fut.result()):
                 programs += 1
                 if programs % 25 == 0:
                     write_json(a.json, counts, rejects, all_results)
@@ -373,15 +661,21 @@ def main():
                 all_results[s] = {t: list(r) for t, r in results.items()}
                 for t, r in results.items():
                     counts[r[0]] = counts.get(r[0], 0) + 1
+                    per_target.setdefault(t, {})
+                    per_target[t][r[0]] = per_target[t].get(r[0], 0) + 1
                     if r[0] in ("spmdc-rejects", "ispc-rejects"):
                         key = r[0] + ": " + normalize_message(r[1])
                         rejects.setdefault(key, []).append(s)
                     if r[0] not in ("same", "spmdc-rejects", "ispc-rejects"):
                         print("seed %d %s: %s: %s" % (s, t, r[0], r[1].splitlines()[0][:200]),
                               flush=True)
-    print("difftest: %d programs in %.0fs on %s" % (programs, time.time() - start, ",".join(targets)))
+    elapsed = time.time() - start
+    print("difftest: %d programs in %.0fs on %s (%.1f programs a minute)" % (
+        programs, elapsed, ",".join(targets), programs * 60 / max(elapsed, 1)))
     for k, v in sorted(counts.items()):
         print("  %-16s %d" % (k, v))
+    for t, c in sorted(per_target.items()):
+        print("  on %s: %s" % (t, ", ".join("%s %d" % kv for kv in sorted(c.items()))))
     for k, seeds in sorted(rejects.items(), key=lambda kv: -len(kv[1])):
         print("  %4d x %s (seeds %s)" % (len(seeds), k[:200], " ".join(map(str, seeds[:5]))))
     write_json(a.json, counts, rejects, all_results)

@@ -4,35 +4,54 @@
 //
 // The same driver links against spmdc's object and ISPC's, so any line that
 // differs between the two runs is a difference between the compilers.
+//
+// Batches (difftest.py --batch): built with -DDIFFTEST_BATCH='"programs.inc"',
+// a file of PROGRAM(seed) lines, it calls each program's entry point
+// s<seed>_difftest in turn and prints `seed S` before its slots and `end S`
+// after them (flushed, so a crash shows which program it was in).
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 
-extern "C" void difftest(uint64_t *Out, const int32_t *In, const float *InF, int32_t N);
+#include "inputs.h"
+
+using EntryPoint = void(uint64_t *Out, const int32_t *In, const float *InF, int32_t N);
+
+#ifdef DIFFTEST_BATCH
+#define PROGRAM(Seed) extern "C" EntryPoint s##Seed##_difftest;
+#include DIFFTEST_BATCH
+#undef PROGRAM
+#else
+extern "C" EntryPoint difftest;
+#endif
 
 namespace {
-constexpr int Slots = 1024;
-constexpr int InputSize = 64; // the programs index IN/INF below 64
-constexpr int N = 37;         // a multiple of no gang width
-constexpr uint64_t Unwritten = 0xDEADBEEFDEADBEEFull;
-} // namespace
-
-int main() {
+void runProgram(EntryPoint *Entry) {
   static uint64_t Out[Slots];
   int32_t In[InputSize];
   float InF[InputSize];
-  for (int I = 0; I < InputSize; ++I) {
-    // Small values, negative ones, and a few near the int32 limits.
-    uint32_t H = static_cast<uint32_t>(I) * 2654435761u;
-    In[I] = (I % 9 == 4) ? static_cast<int32_t>(H) : static_cast<int32_t>(H % 201) - 100;
-    // Exactly representable floats of both signs, a few large.
-    InF[I] = static_cast<float>(static_cast<int32_t>(H % 97) - 48) * 0.25f * (I % 11 == 3 ? 1e6f : 1.0f);
-  }
+  fillInputs(In, InF);
   for (uint64_t &O : Out)
     O = Unwritten;
-  difftest(Out, In, InF, N);
+  Entry(Out, In, InF, N);
   for (int I = 0; I < Slots; ++I)
     if (Out[I] != Unwritten)
       std::printf("%d %016" PRIx64 "\n", I, Out[I]);
+}
+} // namespace
+
+int main() {
+#ifdef DIFFTEST_BATCH
+#define PROGRAM(Seed)                                                                              \
+  std::printf("seed %d\n", Seed);                                                                  \
+  std::fflush(stdout);                                                                             \
+  runProgram(s##Seed##_difftest);                                                                  \
+  std::printf("end %d\n", Seed);                                                                   \
+  std::fflush(stdout);
+#include DIFFTEST_BATCH
+#undef PROGRAM
+#else
+  runProgram(difftest);
+#endif
   return 0;
 }

@@ -164,9 +164,15 @@ class Ctx:
 
 
 class Generator:
-    def __init__(self, seed, features=None):
+    def __init__(self, seed, features=None, prefix="", max_gang=16):
         self.r = random.Random(seed)
         self.seed = seed
+        # Put before every name declared at file scope (structs, globals, helpers,
+        # the entry point), so that many programs can share one file (batches).
+        self.prefix = prefix
+        # The widest gang the program must be right for (16 on x86, 32 for a
+        # GPU warp): the per-lane output slots and lane-permuted stores depend on it.
+        self.max_gang = max(16, max_gang)
         self.f = dict(ALL_FEATURES)
         if features:
             self.f.update(features)
@@ -186,6 +192,10 @@ class Generator:
     def fresh(self, prefix):
         self.counter += 1
         return "%s%d" % (prefix, self.counter)
+
+    def fresh_global(self, prefix):
+        """A fresh name at file scope (with the program's prefix)."""
+        return self.prefix + self.fresh(prefix)
 
     def scalar_types(self):
         ts = ["int32", "int64", "uint32", "uint64"]
@@ -765,7 +775,7 @@ class Generator:
             idx, uniform_val = self.index_expr(ctx, v.size, True), True
         else:
             lane = "i" if ctx.in_foreach else "programIndex"
-            distinct_below = 64 if ctx.in_foreach else 16
+            distinct_below = 64 if ctx.in_foreach else self.max_gang
             if v.size < distinct_below or (ctx.fn != "export"):
                 return self.hash_stmt(ctx)
             idx, uniform_val = "(%s ^ %d) & %d" % (lane, r.randint(0, 15), v.size - 1), False
@@ -839,7 +849,7 @@ class Generator:
     # ---------------------------------------------------------------- functions
     def make_helper(self):
         r = self.r
-        name = self.fresh("f")
+        name = self.fresh_global("f")
         rt = r.choice(self.scalar_types())
         ru = False  # uniform-returning helpers: not generated yet
         nparams = r.randint(1, 3)
@@ -908,13 +918,13 @@ class Generator:
         f = self.f
         if f["structs"]:
             for _ in range(r.randint(1, 2)):
-                sname = self.fresh("S")
+                sname = self.fresh_global("S")
                 fields = [("m%d" % j, r.choice(self.scalar_types())) for j in range(r.randint(1, 4))]
                 self.structs.append((sname, fields))
         if f["atomics"]:
             for _ in range(r.randint(1, 2)):
                 t = r.choice(REDUCE_TYPES)
-                self.atomic_globals.append((self.fresh("g_"), t))
+                self.atomic_globals.append((self.fresh_global("g_"), t))
                 # One family of operations per global: operations of one family
                 # commute, so the order the lanes (or calls in one expression) run in
                 # cannot change the final value.
@@ -939,7 +949,7 @@ class Generator:
         body += self.block(ctx, r.randint(2, 5))
         slot = 0
         body.append(Stmt(["OUT[%d + programIndex] = hv;" % slot], removable=False))
-        slot += 16
+        slot += self.max_gang
         # foreach loops: each with its own per-lane hash.
         nfe = r.randint(1, 3)
         for j in range(nfe):
@@ -967,9 +977,10 @@ class Generator:
         for g, t in self.atomic_globals:
             body.append(Stmt(["OUT[%d] = (uint64)%s;" % (slot + 1, g)], removable=False))
             slot += 1
-        header = ("export void difftest(uniform uint64 OUT[], uniform const int32 IN_[], "
-                  "uniform const float INF_[], uniform int N)")
-        self.entry = Function("difftest", header, body, exported=True)
+        name = self.prefix + "difftest"
+        header = ("export void %s(uniform uint64 OUT[], uniform const int32 IN_[], "
+                  "uniform const float INF_[], uniform int N)" % name)
+        self.entry = Function(name, header, body, exported=True)
         return self
 
 
@@ -1000,17 +1011,18 @@ static inline uniform int64 f2i_double(uniform double f) {
 """
 
 
-def render(g, helpers=None, entry_body=None):
-    """The program text; `helpers`/`entry_body` override the generated ones (shrinking)."""
-    out = [PRELUDE % g.seed]
+# The inputs, copied to globals so that helper functions read them too (one copy
+# per file: each entry point fills them first, so programs of a batch share them).
+INPUT_GLOBALS = ["uniform int32 IN[64];", "uniform float INF[64];", ""]
+
+
+def render_program(g, out, helpers=None, entry_body=None):
+    """Appends g's file-scope declarations, helpers and entry point to `out`."""
     for sname, fields in g.structs:
         out.append("struct %s {" % sname)
         for fn, ft in fields:
             out.append("  %s %s;" % (ft, fn))
         out.append("};")
-    # The inputs, copied to globals so that helper functions read them too.
-    out.append("uniform int32 IN[64];")
-    out.append("uniform float INF[64];")
     for name, t in g.atomic_globals:
         out.append("uniform %s %s;" % (t, name))
     out.append("")
@@ -1018,7 +1030,28 @@ def render(g, helpers=None, entry_body=None):
         h.render(out)
     entry = g.entry if entry_body is None else Function(g.entry.name, g.entry.header, entry_body, True)
     entry.render(out)
+
+
+def render(g, helpers=None, entry_body=None):
+    """The program text; `helpers`/`entry_body` override the generated ones (shrinking)."""
+    out = [PRELUDE % g.seed] + INPUT_GLOBALS
+    render_program(g, out, helpers, entry_body)
     return "\n".join(out) + "\n"
+
+
+def render_batch(gens):
+    """Many programs (generated with distinct prefixes) in one file. Returns the
+    text and, per seed, the range of its lines [first, last] (1-based)."""
+    out = [PRELUDE % ("%d-%d (a batch of %d)" % (gens[0].seed, gens[-1].seed, len(gens)))]
+    out += INPUT_GLOBALS
+    lines = "\n".join(out).count("\n") + 1
+    ranges = {}
+    for g in gens:
+        first = len(out)
+        render_program(g, out)
+        ranges[g.seed] = (lines + 1, lines + sum(x.count("\n") + 1 for x in out[first:]))
+        lines = ranges[g.seed][1]
+    return "\n".join(out) + "\n", ranges
 
 
 def parse_features(spec):
@@ -1038,8 +1071,8 @@ def features_from(on, off):
     return f
 
 
-def generate(seed, features=None):
-    return Generator(seed, features).generate()
+def generate(seed, features=None, prefix="", max_gang=16):
+    return Generator(seed, features, prefix, max_gang).generate()
 
 
 def main():
