@@ -17,6 +17,7 @@
 #include "frontend/SourceManager.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
+#include "ir/PassRequests.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -117,58 +118,17 @@ namespace {
 
 /// `#pragma vfuse(A, B : temp(y))`: the text between the parentheses in the
 /// --vfuse grammar; columns are turned into the source line's.
-bool isVerticalFusionPragma(const Pragma &P) {
-  llvm::StringRef T(P.Text);
-  return T.consume_front("vfuse") && (T.empty() || T.front() == '(' || std::isspace(T.front()));
-}
-
-} // namespace
-
-uint32_t pragmaTextColumn(const Pragma &P, DiagnosticEngine &Diags) {
-  // The preprocessor reprints pragmas, so find the text in the user's line.
-  if (P.Loc.isValid())
-    if (auto Line = Diags.getSourceManager().getLine(*P.Loc.File, P.Loc.Line)) {
-      size_t At = Line->find(P.Text, P.Loc.Col ? P.Loc.Col - 1 : 0);
-      if (At != std::string_view::npos)
-        return static_cast<uint32_t>(At + 1);
-    }
-  return 0;
-}
-
-namespace {
-
 std::optional<VerticalFusionRequest> readPragma(const Pragma &P, DiagnosticEngine &Diags) {
-  uint32_t BaseCol = pragmaTextColumn(P, Diags);
-  auto Fail = [&](size_t Offset, const std::string &Message) {
-    SourceLoc L = P.Loc;
-    if (BaseCol)
-      L.Col = BaseCol + static_cast<uint32_t>(Offset);
-    Diags.error(L, Message);
-    return std::nullopt;
-  };
-  llvm::StringRef T(P.Text);
-  size_t Open = T.find('(');
-  size_t Close = T.rfind(')');
-  if (Open == llvm::StringRef::npos)
-    return Fail(T.size(), "expected '(' in '#pragma vfuse'");
-  if (Close == llvm::StringRef::npos || Close < Open)
-    return Fail(T.size(), "expected ')' in '#pragma vfuse'");
-  llvm::StringRef After = T.substr(Close + 1);
-  if (!After.trim().empty())
-    return Fail(T.size() - After.ltrim().size(), "unexpected text after '#pragma vfuse(...)'");
-  std::string Inner = T.substr(Open + 1, Close - Open - 1).str();
-  std::string Error;
-  size_t ErrorAt = 0;
-  std::optional<VerticalFusionRequest> R = parseVerticalFusionSpec(Inner, Error, ErrorAt);
+  uint32_t TextCol = 0;
+  std::optional<VerticalFusionRequest> R = readPragmaRequest<VerticalFusionRequest>(
+      P, "vfuse", Diags, parseVerticalFusionSpec, TextCol);
   if (!R)
-    return Fail(Open + 1 + ErrorAt, Error + " in '#pragma vfuse'");
-  R->FromPragma = true;
-  R->Loc = P.Loc;
+    return R;
   R->Spelling = "#pragma " + P.Text;
   for (uint32_t &C : R->KernelCols)
-    C = BaseCol ? BaseCol + static_cast<uint32_t>(Open + 1) + C : 0;
+    C = TextCol ? TextCol + C : 0;
   for (uint32_t &C : R->TempCols)
-    C = BaseCol ? BaseCol + static_cast<uint32_t>(Open + 1) + C : 0;
+    C = TextCol ? TextCol + C : 0;
   return R;
 }
 
@@ -1151,14 +1111,9 @@ private:
 bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requested,
                        DiagnosticEngine &Diags, bool Report) {
   unsigned ErrorsBefore = Diags.errorCount();
-  std::vector<VerticalFusionRequest> All;
-  for (const Pragma &P : M.Pragmas)
-    if (isVerticalFusionPragma(P))
-      if (std::optional<VerticalFusionRequest> R = readPragma(P, Diags))
-        All.push_back(std::move(*R));
-  All.insert(All.end(), Requested.begin(), Requested.end());
-  auto Chosen =
-      lastRequestWins(std::move(All), [](const VerticalFusionRequest &R) { return R.Kernels; });
+  auto Chosen = gatherRequests(
+      M, "vfuse", Requested, [&](const Pragma &P) { return readPragma(P, Diags); },
+      [](const VerticalFusionRequest &R) { return R.Kernels; });
   for (const VerticalFusionRequest &R : Chosen) {
     VerticalFuser F(M, Diags, Report);
     std::vector<Function *> Kernels;
