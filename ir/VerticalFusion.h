@@ -10,6 +10,7 @@
 namespace spmdc {
 class DiagnosticEngine;
 struct Pragma;
+struct TargetInfo;
 } // namespace spmdc
 
 namespace spmdc::ir {
@@ -41,6 +42,6 @@ std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &
 /// prints the cost model's estimate of each fusion (--vfuse-report). Returns
 /// false after reporting errors.
 bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requested,
-                       DiagnosticEngine &Diags, bool Report = false);
+                       const TargetInfo &Target, DiagnosticEngine &Diags, bool Report = false);
 
 } // namespace spmdc::ir
