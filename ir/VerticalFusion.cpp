@@ -891,8 +891,8 @@ private:
                         describe(*A) + " but '" + kernelName(FirstWrite->Side) + "' " +
                         describe(*FirstWrite) +
                         "; that element belongs to another iteration, which may run in another "
-                        "gang or block (thread composition needs both at the same index; "
-                        "block composition: " + NoTile + ")");
+                        "gang or block; thread composition needs both at the same index, and "
+                        "block composition does not apply: " + NoTile);
         explainNotMerged();
         return false;
       }
@@ -999,25 +999,23 @@ private:
     T.Writer = FirstWrite.Side;
     T.Loop = FirstWrite.ThroughCall ? nullptr : mergedForeachOf(FirstWrite.O);
     if (!T.Loop) {
-      Why = "block composition needs '" + kernelName(T.Writer) +
-            "' to write it directly in a 'foreach' loop merged with the readers' (a "
-            "one-dimensional one)";
+      Why = "'" + kernelName(T.Writer) +
+            "' does not write it directly in a one-dimensional 'foreach' merged with the "
+            "readers'";
       return false;
     }
     // The index of this iteration's element (`i` of the merged `foreach`).
     std::string OwnKey = Tokens[T.Loop->IndexVars[0]];
     for (const Access *A : List) {
       if (A->ThroughCall) {
-        Why = "'" + kernelName(A->Side) + "' " + describe(*A) +
-              ", which block composition cannot tile";
+        Why = "'" + kernelName(A->Side) + "' " + describe(*A) + ", which cannot be tiled";
         return false;
       }
       if (A->Write) {
         if (A->Side != T.Writer || A->O->ParentRegion != FirstWrite.O->ParentRegion ||
             A->P.Index.Key != "[" + OwnKey + "]") {
           Why = "'" + kernelName(A->Side) + "' " + describe(*A) +
-                "; block composition needs one kernel to write each element at its own "
-                "index, directly in the merged 'foreach'";
+                ", not one element at its own index directly in the merged 'foreach'";
           return false;
         }
         const Type *Ty = A->O->Operands[1]->Ty;
@@ -1026,8 +1024,8 @@ private:
           return false;
         }
         if (!Ty->isVarying() || !Ty->isAtomic()) {
-          Why = "block composition tiles only varying scalars, and '" + kernelName(A->Side) +
-                "' writes a '" + Ty->toString() + "'";
+          Why = "only varying scalars are tiled, and '" + kernelName(A->Side) + "' writes a '" +
+                Ty->toString() + "'";
           return false;
         }
         T.Elem = Ty;
@@ -1039,8 +1037,7 @@ private:
       if (!D || !ancestorIn(A->O, &T.Loop->region(0)) || A->P.Index.Key.find('[') !=
                                                                A->P.Index.Key.rfind('[')) {
         Why = "'" + kernelName(A->Side) + "' " + describe(*A) +
-              ", which is not the element of this iteration plus a constant in the same "
-              "'foreach' (block composition needs that)";
+              ", not this iteration's element plus a constant in the same 'foreach'";
         return false;
       }
       if (A->Side <= T.Writer && *D != 0) {
