@@ -212,6 +212,11 @@ public:
     std::string Name = fusedName(R);
     for (auto &G : M.Functions)
       if (G->Name == Name) {
+        // A prototype of the fused kernel lets the file call or launch it.
+        if (!G->Body && !G->IsStdlib && !Declared) {
+          Declared = G.get();
+          continue;
+        }
         report(R, R.Loc, "a function named '" + Name + "' already exists");
         return false;
       }
@@ -255,8 +260,30 @@ public:
     if (!Tiles.empty() && !composeBlocks())
       return;
     forwardIntermediates();
-    if (checkTemporariesGone())
-      judge(Apart, traffic(/*Fused=*/true));
+    if (!checkTemporariesGone())
+      return;
+    judge(Apart, traffic(/*Fused=*/true));
+    adoptDeclaration();
+  }
+
+  /// Where the file declares the fused kernel (to call or launch it), the
+  /// declaration gets the body: calls name that function.
+  void adoptDeclaration() {
+    if (!Declared)
+      return;
+    if (Declared->Ty != Entry->Ty) {
+      Diags.error(Declared->Loc, "the declaration of '" + Entry->Name +
+                                     "' does not match the fused kernel, which is '" +
+                                     Entry->Ty->toString() +
+                                     "' (the kernels' parameters by name, minus the temporaries)");
+      return;
+    }
+    Declared->Params = std::move(Entry->Params);
+    Declared->Body = std::move(Entry->Body);
+    for (auto &P : Declared->Body->Ops)
+      P->ParentRegion = Declared->Body.get();
+    std::erase_if(M.Functions, [&](const std::unique_ptr<Function> &F) { return F.get() == Entry; });
+    Entry = Declared;
   }
 
   static std::string fusedName(const VerticalFusionRequest &R) {
@@ -1115,11 +1142,17 @@ private:
                                          "' crosses the tile's stages: " + Why);
         return false;
       }
+      const Access *Writer = nullptr;
+      for (const Access *A : List)
+        if (A->Write && A->Side >= Split && !Writer)
+          Writer = A;
       Diags.error(where(*Culprit),
                   "cannot fuse '" + kernelName(Culprit->Side) + "' by block composition: '" +
                       kernelName(Culprit->Side) + "' " + describe(*Culprit) + " and '" +
-                      Root + "' is written after the tile's first stage, which recomputes "
-                      "its halo (other gangs' elements) before the writes of those gangs");
+                      kernelName(Writer->Side) + "' " + describe(*Writer) +
+                      " (line " + std::to_string(where(*Writer).Line) +
+                      "); recomputing the halo reads other gangs' elements, which they may "
+                      "already have overwritten");
       return false;
     }
     for (const Access &A : Accesses) {
@@ -1647,6 +1680,7 @@ private:
   std::string NotMerged;
   unsigned TokenCount = 0;
   bool Report = false;
+  Function *Declared = nullptr; ///< the file's prototype of the fused kernel
   std::vector<TileFlow> Tiles;
   std::set<std::string> TiledRoots;
   unsigned TileSplit = 0;
