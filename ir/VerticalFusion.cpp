@@ -1442,8 +1442,6 @@ private:
                       std::make_move_iterator(Pre.Ops.end()));
     for (const TileFlow &T : Tiles)
       Intermediates.erase(T.Root);
-    MergedBodies.insert(&Stages[0]->region(0));
-    MergedBodies.insert(&Stages[1]->region(0));
     return true;
   }
 
