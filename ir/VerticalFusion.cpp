@@ -121,8 +121,8 @@ namespace {
 /// --vfuse grammar; columns are turned into the source line's.
 std::optional<VerticalFusionRequest> readPragma(const Pragma &P, DiagnosticEngine &Diags) {
   uint32_t TextCol = 0;
-  std::optional<VerticalFusionRequest> R = readPragmaRequest<VerticalFusionRequest>(
-      P, "vfuse", Diags, parseVerticalFusionSpec, TextCol);
+  std::optional<VerticalFusionRequest> R =
+      readPragmaRequest<VerticalFusionRequest>(P, "vfuse", Diags, parseVerticalFusionSpec, TextCol);
   if (!R)
     return R;
   R->Spelling = "#pragma " + P.Text;
@@ -282,7 +282,8 @@ public:
     Declared->Body = std::move(Entry->Body);
     for (auto &P : Declared->Body->Ops)
       P->ParentRegion = Declared->Body.get();
-    std::erase_if(M.Functions, [&](const std::unique_ptr<Function> &F) { return F.get() == Entry; });
+    std::erase_if(M.Functions,
+                  [&](const std::unique_ptr<Function> &F) { return F.get() == Entry; });
     Entry = Declared;
   }
 
@@ -589,6 +590,16 @@ private:
   // Merging the kernels' loops
   //===--------------------------------------------------------------------===//
 
+  /// A standard-library call with a result and no pointer argument (min, exp).
+  static bool isPureStdlibCall(const Op &O) {
+    if (!O.Callee || !O.Callee->IsStdlib || !O.Result)
+      return false;
+    for (Value *V : O.Operands)
+      if (V->Ty->isPointer())
+        return false;
+    return true;
+  }
+
   /// Ops that may move past another kernel's loop: no memory but local
   /// slots, no calls but pure standard-library ones, no control flow.
   bool isLocal(Op &O) {
@@ -613,12 +624,7 @@ private:
     case OpCode::Store:
       return placeOf(O.Operands[0]).K == Place::Local;
     case OpCode::Call:
-      if (!O.Callee || !O.Callee->IsStdlib || !O.Result)
-        return false;
-      for (Value *V : O.Operands)
-        if (V->Ty->isPointer())
-          return false;
-      return true;
+      return isPureStdlibCall(O);
     default:
       return false;
     }
@@ -919,7 +925,8 @@ private:
                         describe(*FirstWrite) +
                         "; that element belongs to another iteration, which may run in another "
                         "gang or block; thread composition needs both at the same index, and "
-                        "block composition does not apply: " + NoTile);
+                        "block composition does not apply: " +
+                        NoTile);
         explainNotMerged();
         return false;
       }
@@ -971,8 +978,7 @@ private:
   }
 
   static Value *strip(Value *V) {
-    while (V && V->Def &&
-           (V->Def->Code == OpCode::Convert || V->Def->Code == OpCode::Broadcast))
+    while (V && V->Def && (V->Def->Code == OpCode::Convert || V->Def->Code == OpCode::Broadcast))
       V = V->Def->Operands[0];
     return V;
   }
@@ -1061,8 +1067,8 @@ private:
       std::optional<int64_t> D;
       if (Value *I = indexOf(*A))
         D = offsetFrom(I, OwnKey);
-      if (!D || !ancestorIn(A->O, &T.Loop->region(0)) || A->P.Index.Key.find('[') !=
-                                                               A->P.Index.Key.rfind('[')) {
+      if (!D || !ancestorIn(A->O, &T.Loop->region(0)) ||
+          A->P.Index.Key.find('[') != A->P.Index.Key.rfind('[')) {
         Why = "'" + kernelName(A->Side) + "' " + describe(*A) +
               ", not this iteration's element plus a constant in the same 'foreach'";
         return false;
@@ -1102,7 +1108,8 @@ private:
       if (T.Loop != Loop) {
         Diags.error(Loop->Loc, "cannot fuse '" + Entry->Name +
                                    "' by block composition: neighbour reads in two different "
-                                   "loops ('" + Tiles[0].Root + "' and '" + T.Root + "')");
+                                   "loops ('" +
+                                   Tiles[0].Root + "' and '" + T.Root + "')");
         return false;
       }
       Split = std::max(Split, T.Writer + 1);
@@ -1137,9 +1144,8 @@ private:
         std::string Why;
         if (planTile(Root, List, *W, Why) && Tiles.back().Loop == Loop)
           continue;
-        Diags.error(where(*Culprit), "cannot fuse '" + Entry->Name +
-                                         "' by block composition: '" + Root +
-                                         "' crosses the tile's stages: " + Why);
+        Diags.error(where(*Culprit), "cannot fuse '" + Entry->Name + "' by block composition: '" +
+                                         Root + "' crosses the tile's stages: " + Why);
         return false;
       }
       const Access *Writer = nullptr;
@@ -1149,8 +1155,8 @@ private:
       Diags.error(where(*Culprit),
                   "cannot fuse '" + kernelName(Culprit->Side) + "' by block composition: '" +
                       kernelName(Culprit->Side) + "' " + describe(*Culprit) + " and '" +
-                      kernelName(Writer->Side) + "' " + describe(*Writer) +
-                      " (line " + std::to_string(where(*Writer).Line) +
+                      kernelName(Writer->Side) + "' " + describe(*Writer) + " (line " +
+                      std::to_string(where(*Writer).Line) +
                       "); recomputing the halo reads other gangs' elements, which they may "
                       "already have overwritten");
       return false;
@@ -1159,9 +1165,8 @@ private:
       if (A.Side >= Split || !ancestorIn(A.O, &Loop->region(0)))
         continue;
       if (A.ThroughCall || A.P.K == Place::Unknown) {
-        Diags.error(where(A), "cannot fuse '" + kernelName(A.Side) +
-                                  "' by block composition: '" + kernelName(A.Side) + "' " +
-                                  describe(A) +
+        Diags.error(where(A), "cannot fuse '" + kernelName(A.Side) + "' by block composition: '" +
+                                  kernelName(A.Side) + "' " + describe(A) +
                                   ", an effect that recomputing the halo would repeat");
         return false;
       }
@@ -1201,11 +1206,8 @@ private:
     case OpCode::Delete:
       return true;
     case OpCode::Call:
-      if (!O.Callee || !O.Callee->IsStdlib || !O.Result)
+      if (!isPureStdlibCall(O))
         return true;
-      for (Value *V : O.Operands)
-        if (V->Ty->isPointer())
-          return true;
       break;
     default:
       break;
@@ -1262,7 +1264,7 @@ private:
     case OpCode::Convert:
     case OpCode::Select:
     case OpCode::Call: {
-      if (D->Code == OpCode::Call && (!D->Callee || !D->Callee->IsStdlib || !D->Result)) {
+      if (D->Code == OpCode::Call && !isPureStdlibCall(*D)) {
         Why = "its bounds call a function";
         return nullptr;
       }
@@ -1346,8 +1348,10 @@ private:
     Value *Last = binary(BinaryOp::Sub, Count->result(), B.constInt(1, I32), I32);
     Value *DomLo = atTask(Lo, First, Why), *DomHi = DomLo ? atTask(Hi, Last, Why) : nullptr;
     if (!DomLo || !DomHi) {
-      Diags.error(Loop->Loc, "cannot fuse '" + Entry->Name + "' by block composition: the halo "
-                             "needs the range of every gang's 'foreach', but " + Why);
+      Diags.error(Loop->Loc, "cannot fuse '" + Entry->Name +
+                                 "' by block composition: the halo "
+                                 "needs the range of every gang's 'foreach', but " +
+                                 Why);
       return false;
     }
     const Type *IdxTy = Lo->Ty;
@@ -1369,7 +1373,8 @@ private:
     B.store(Counter, binary(BinaryOp::Add, B.load(Counter), B.constInt(TileItems, IdxTy), IdxTy));
     B.setInsertRegion(Body);
     Value *T0 = B.load(Counter);
-    Value *TEnd = minOrMax(true, binary(BinaryOp::Add, T0, B.constInt(TileItems, IdxTy), IdxTy), Hi);
+    Value *TEnd =
+        minOrMax(true, binary(BinaryOp::Add, T0, B.constInt(TileItems, IdxTy), IdxTy), Hi);
     Value *Base = binary(BinaryOp::Sub, T0, B.constInt(Left, IdxTy), IdxTy);
     Value *From = minOrMax(false, Base, asIntType(DomLo, IdxTy));
     Value *To = minOrMax(true, binary(BinaryOp::Add, TEnd, B.constInt(Right, IdxTy), IdxTy),
@@ -1408,9 +1413,13 @@ private:
       Op *Decay = B.create(OpCode::Convert, M.Types.getPointer(Elem, Variability::Uniform), {Tile});
       Decay->Cast = CastKind::ArrayToPointer;
       Value *Index = indexOf(A);
-      Value *BaseV = Index->isVarying()
-                         ? B.create(OpCode::Broadcast, Index->Ty, {asIntType(Base, M.Types.withVariability(Index->Ty, Variability::Uniform))})->result()
-                         : asIntType(Base, Index->Ty);
+      Value *BaseV =
+          Index->isVarying()
+              ? B.create(
+                     OpCode::Broadcast, Index->Ty,
+                     {asIntType(Base, M.Types.withVariability(Index->Ty, Variability::Uniform))})
+                    ->result()
+              : asIntType(Base, Index->Ty);
       Value *Off = binary(BinaryOp::Sub, Index, BaseV, Index->Ty);
       Value *Addr = B.create(OpCode::ElementAddr,
                              M.Types.getPointer(Elem, Index->isVarying() ? Variability::Varying
@@ -1583,7 +1592,9 @@ private:
     std::string Kept;
     std::string InTiles;
     for (const std::string &R : Forwarded)
-      (TiledRoots.count(R) ? InTiles : Kept) += std::string((TiledRoots.count(R) ? InTiles : Kept).empty() ? "" : ", ") + R + (Temps.count(R) ? " (temporary)" : "");
+      (TiledRoots.count(R) ? InTiles : Kept) +=
+          std::string((TiledRoots.count(R) ? InTiles : Kept).empty() ? "" : ", ") + R +
+          (Temps.count(R) ? " (temporary)" : "");
     // Block composition recomputes stage 1 over the halo: per item of a
     // full tile, (left + right halo) / tile items more of stage 1's reads.
     double Cost = Fused.Elements, Recomputed = 0;
@@ -1615,9 +1626,9 @@ private:
       llvm::errs() << Where << "remark: " << Entry->Name << ": " << MergedBodies.size()
                    << " loop level(s) merged; " << Tiling
                    << "in registers: " << (Kept.empty() ? "none" : Kept)
-                   << (InTiles.empty() ? "" : "; in tiles: " + InTiles) << "; " << Summary << ": predicted " << Ratio << "x faster when memory-bound: "
-                   << (Cost < Apart.Elements ? "fusing pays" : "fusing does not pay")
-                   << "\n";
+                   << (InTiles.empty() ? "" : "; in tiles: " + InTiles) << "; " << Summary
+                   << ": predicted " << Ratio << "x faster when memory-bound: "
+                   << (Cost < Apart.Elements ? "fusing pays" : "fusing does not pay") << "\n";
     }
     if (Cost >= Apart.Elements && Req->FromPragma)
       Diags.warning(Req->Loc,
