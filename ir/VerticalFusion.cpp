@@ -1135,7 +1135,7 @@ private:
       for (const Access *A : List)
         if ((WriteAfter && A->Side < Split) || (!WriteAfter && A->Side >= Split && !Culprit))
           Culprit = Culprit ? Culprit : A;
-      if (!WriteAfter && Intermediates.count(Root)) {
+      if (!WriteAfter) {
         // Same-index flow across the split: a tile with no halo.
         const Access *W = nullptr;
         for (const Access *A : List)
@@ -1354,7 +1354,8 @@ private:
                                  Why);
       return false;
     }
-    const Type *IdxTy = Lo->Ty;
+    const Type *IdxTy = M.Types.withConst(Lo->Ty, false);
+    Hi = asIntType(Hi, IdxTy);
     std::map<std::string, Value *> TileOf;
     for (const TileFlow &T : Tiles) {
       const Type *Elem = M.Types.withVariability(T.Elem, Variability::Uniform);
