@@ -317,7 +317,7 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   // become one whose intermediates stay in registers (docs/fusion.md).
   auto VFusions =
       optionRequests<ir::VerticalFusionRequest>(Opts.VFuse, ir::parseVerticalFusionSpec);
-  if (!ir::runVerticalFusion(*IRM, VFusions, Diags, Opts.VFuseReport))
+  if (!ir::runVerticalFusion(*IRM, VFusions, *Target, Diags, Opts.VFuseReport))
     return 1;
   if (!verifyIR(*IRM, false, Diags))
     return 1;

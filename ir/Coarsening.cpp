@@ -16,7 +16,7 @@
 #include "frontend/Diagnostics.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
-#include "ir/VerticalFusion.h"
+#include "ir/PassRequests.h"
 #include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -388,39 +388,15 @@ private:
   const Type *I32, *VI32, *Bool;
 };
 
-bool isCoarsenPragma(const Pragma &P) {
-  llvm::StringRef T(P.Text);
-  return T.consume_front("coarsen") && (T.empty() || T.front() == '(' || std::isspace(T.front()));
-}
-
+/// `#pragma coarsen(K : F)`: the text between the parentheses in the --coarsen grammar.
 std::optional<CoarsenRequest> readPragma(const Pragma &P, DiagnosticEngine &Diags) {
-  uint32_t BaseCol = pragmaTextColumn(P, Diags);
-  llvm::StringRef T(P.Text);
-  size_t Open = T.find('('), Close = T.rfind(')');
-  auto Fail = [&](size_t Offset, const std::string &Message) {
-    SourceLoc L = P.Loc;
-    if (BaseCol)
-      L.Col = BaseCol + static_cast<uint32_t>(Offset);
-    Diags.error(L, Message);
-    return std::nullopt;
-  };
-  if (Open == llvm::StringRef::npos || Close == llvm::StringRef::npos || Close < Open)
-    return Fail(Open == llvm::StringRef::npos ? 7 : T.size(),
-                std::string("expected '") + (Open == llvm::StringRef::npos ? "(" : ")") +
-                    "' in '#pragma coarsen'");
-  llvm::StringRef After = T.substr(Close + 1);
-  if (!After.trim().empty())
-    return Fail(T.size() - After.ltrim().size(), "unexpected text after '#pragma coarsen(...)'");
-  std::string Error;
-  size_t ErrorAt = 0;
+  uint32_t TextCol = 0;
   std::optional<CoarsenRequest> R =
-      parseCoarsenSpec(T.substr(Open + 1, Close - Open - 1).str(), Error, ErrorAt);
+      readPragmaRequest<CoarsenRequest>(P, "coarsen", Diags, parseCoarsenSpec, TextCol);
   if (!R)
-    return Fail(Open + 1 + ErrorAt, Error + " in '#pragma coarsen'");
-  R->FromPragma = true;
-  R->Loc = P.Loc;
-  R->KernelCol = BaseCol ? BaseCol + static_cast<uint32_t>(Open + 1) + R->KernelCol : 0;
-  R->FactorCol = BaseCol ? BaseCol + static_cast<uint32_t>(Open + 1) + R->FactorCol : 0;
+    return R;
+  R->KernelCol = TextCol ? TextCol + R->KernelCol : 0;
+  R->FactorCol = TextCol ? TextCol + R->FactorCol : 0;
   return R;
 }
 
@@ -429,14 +405,9 @@ std::optional<CoarsenRequest> readPragma(const Pragma &P, DiagnosticEngine &Diag
 bool runCoarsening(Module &M, const std::vector<CoarsenRequest> &Requested,
                    const TargetInfo &Target, DiagnosticEngine &Diags) {
   unsigned ErrorsBefore = Diags.errorCount();
-  std::vector<CoarsenRequest> All;
-  for (const Pragma &P : M.Pragmas)
-    if (isCoarsenPragma(P))
-      if (std::optional<CoarsenRequest> R = readPragma(P, Diags))
-        All.push_back(std::move(*R));
-  All.insert(All.end(), Requested.begin(), Requested.end());
-  auto Chosen = lastRequestWins(
-      std::move(All), [](const CoarsenRequest &R) { return std::make_pair(R.Kernel, R.Block); });
+  auto Chosen = gatherRequests(
+      M, "coarsen", Requested, [&](const Pragma &P) { return readPragma(P, Diags); },
+      [](const CoarsenRequest &R) { return std::make_pair(R.Kernel, R.Block); });
   Coarsener C(M, Target, Diags);
   // Threads first: a kernel coarsened both ways repeats its coarsened foreach per block.
   for (bool Block : {false, true})

@@ -17,6 +17,8 @@
 #include "frontend/SourceManager.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
+#include "ir/PassRequests.h"
+#include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -117,58 +119,17 @@ namespace {
 
 /// `#pragma vfuse(A, B : temp(y))`: the text between the parentheses in the
 /// --vfuse grammar; columns are turned into the source line's.
-bool isVerticalFusionPragma(const Pragma &P) {
-  llvm::StringRef T(P.Text);
-  return T.consume_front("vfuse") && (T.empty() || T.front() == '(' || std::isspace(T.front()));
-}
-
-} // namespace
-
-uint32_t pragmaTextColumn(const Pragma &P, DiagnosticEngine &Diags) {
-  // The preprocessor reprints pragmas, so find the text in the user's line.
-  if (P.Loc.isValid())
-    if (auto Line = Diags.getSourceManager().getLine(*P.Loc.File, P.Loc.Line)) {
-      size_t At = Line->find(P.Text, P.Loc.Col ? P.Loc.Col - 1 : 0);
-      if (At != std::string_view::npos)
-        return static_cast<uint32_t>(At + 1);
-    }
-  return 0;
-}
-
-namespace {
-
 std::optional<VerticalFusionRequest> readPragma(const Pragma &P, DiagnosticEngine &Diags) {
-  uint32_t BaseCol = pragmaTextColumn(P, Diags);
-  auto Fail = [&](size_t Offset, const std::string &Message) {
-    SourceLoc L = P.Loc;
-    if (BaseCol)
-      L.Col = BaseCol + static_cast<uint32_t>(Offset);
-    Diags.error(L, Message);
-    return std::nullopt;
-  };
-  llvm::StringRef T(P.Text);
-  size_t Open = T.find('(');
-  size_t Close = T.rfind(')');
-  if (Open == llvm::StringRef::npos)
-    return Fail(T.size(), "expected '(' in '#pragma vfuse'");
-  if (Close == llvm::StringRef::npos || Close < Open)
-    return Fail(T.size(), "expected ')' in '#pragma vfuse'");
-  llvm::StringRef After = T.substr(Close + 1);
-  if (!After.trim().empty())
-    return Fail(T.size() - After.ltrim().size(), "unexpected text after '#pragma vfuse(...)'");
-  std::string Inner = T.substr(Open + 1, Close - Open - 1).str();
-  std::string Error;
-  size_t ErrorAt = 0;
-  std::optional<VerticalFusionRequest> R = parseVerticalFusionSpec(Inner, Error, ErrorAt);
+  uint32_t TextCol = 0;
+  std::optional<VerticalFusionRequest> R =
+      readPragmaRequest<VerticalFusionRequest>(P, "vfuse", Diags, parseVerticalFusionSpec, TextCol);
   if (!R)
-    return Fail(Open + 1 + ErrorAt, Error + " in '#pragma vfuse'");
-  R->FromPragma = true;
-  R->Loc = P.Loc;
+    return R;
   R->Spelling = "#pragma " + P.Text;
   for (uint32_t &C : R->KernelCols)
-    C = BaseCol ? BaseCol + static_cast<uint32_t>(Open + 1) + C : 0;
+    C = TextCol ? TextCol + C : 0;
   for (uint32_t &C : R->TempCols)
-    C = BaseCol ? BaseCol + static_cast<uint32_t>(Open + 1) + C : 0;
+    C = TextCol ? TextCol + C : 0;
   return R;
 }
 
@@ -209,8 +170,8 @@ struct Access {
 
 class VerticalFuser {
 public:
-  VerticalFuser(Module &M, DiagnosticEngine &Diags, bool Report)
-      : M(M), Diags(Diags), B(M), Report(Report) {}
+  VerticalFuser(Module &M, const TargetInfo &Target, DiagnosticEngine &Diags, bool Report)
+      : M(M), Target(Target), Diags(Diags), B(M), Report(Report) {}
 
   /// Checks the request's names and kernels; fills `Kernels`.
   bool check(const VerticalFusionRequest &R, std::vector<Function *> &Kernels) {
@@ -251,6 +212,11 @@ public:
     std::string Name = fusedName(R);
     for (auto &G : M.Functions)
       if (G->Name == Name) {
+        // A prototype of the fused kernel lets the file call or launch it.
+        if (!G->Body && !G->IsStdlib && !Declared) {
+          Declared = G.get();
+          continue;
+        }
         report(R, R.Loc, "a function named '" + Name + "' already exists");
         return false;
       }
@@ -288,12 +254,37 @@ public:
       Nulls.push_back(std::move(P));
     Entry->Body->Ops.insert(Entry->Body->Ops.begin(), std::make_move_iterator(Nulls.begin()),
                             std::make_move_iterator(Nulls.end()));
-    if (!checkAccesses())
+    if (!checkAccesses() || !checkTiles())
       return;
     Traffic Apart = traffic(/*Fused=*/false);
+    if (!Tiles.empty() && !composeBlocks())
+      return;
     forwardIntermediates();
-    if (checkTemporariesGone())
-      judge(Apart, traffic(/*Fused=*/true));
+    if (!checkTemporariesGone())
+      return;
+    judge(Apart, traffic(/*Fused=*/true));
+    adoptDeclaration();
+  }
+
+  /// Where the file declares the fused kernel (to call or launch it), the
+  /// declaration gets the body: calls name that function.
+  void adoptDeclaration() {
+    if (!Declared)
+      return;
+    if (Declared->Ty != Entry->Ty) {
+      Diags.error(Declared->Loc, "the declaration of '" + Entry->Name +
+                                     "' does not match the fused kernel, which is '" +
+                                     Entry->Ty->toString() +
+                                     "' (the kernels' parameters by name, minus the temporaries)");
+      return;
+    }
+    Declared->Params = std::move(Entry->Params);
+    Declared->Body = std::move(Entry->Body);
+    for (auto &P : Declared->Body->Ops)
+      P->ParentRegion = Declared->Body.get();
+    std::erase_if(M.Functions,
+                  [&](const std::unique_ptr<Function> &F) { return F.get() == Entry; });
+    Entry = Declared;
   }
 
   static std::string fusedName(const VerticalFusionRequest &R) {
@@ -599,6 +590,16 @@ private:
   // Merging the kernels' loops
   //===--------------------------------------------------------------------===//
 
+  /// A standard-library call with a result and no pointer argument (min, exp).
+  static bool isPureStdlibCall(const Op &O) {
+    if (!O.Callee || !O.Callee->IsStdlib || !O.Result)
+      return false;
+    for (Value *V : O.Operands)
+      if (V->Ty->isPointer())
+        return false;
+    return true;
+  }
+
   /// Ops that may move past another kernel's loop: no memory but local
   /// slots, no calls but pure standard-library ones, no control flow.
   bool isLocal(Op &O) {
@@ -623,12 +624,7 @@ private:
     case OpCode::Store:
       return placeOf(O.Operands[0]).K == Place::Local;
     case OpCode::Call:
-      if (!O.Callee || !O.Callee->IsStdlib || !O.Result)
-        return false;
-      for (Value *V : O.Operands)
-        if (V->Ty->isPointer())
-          return false;
-      return true;
+      return isPureStdlibCall(O);
     default:
       return false;
     }
@@ -912,8 +908,15 @@ private:
       if (Users.size() < 2 || !FirstWrite)
         continue;
       Intermediates.insert(Root);
+      const Access *Neighbour = nullptr;
+      for (const Access *A : List)
+        if (A->P.Index.Key != FirstWrite->P.Index.Key && !Neighbour)
+          Neighbour = A;
+      std::string NoTile;
+      if (Neighbour && planTile(Root, List, *FirstWrite, NoTile))
+        continue; // block composition: through a tile with a halo
       for (const Access *A : List) {
-        if (A->P.Index.Key == FirstWrite->P.Index.Key)
+        if (A != Neighbour)
           continue;
         Diags.error(where(*A),
                     "cannot fuse '" + kernelName(A->Side) + "' with '" +
@@ -921,7 +924,9 @@ private:
                         describe(*A) + " but '" + kernelName(FirstWrite->Side) + "' " +
                         describe(*FirstWrite) +
                         "; that element belongs to another iteration, which may run in another "
-                        "gang or block (thread composition needs both at the same index)");
+                        "gang or block; thread composition needs both at the same index, and "
+                        "block composition does not apply: " +
+                        NoTile);
         explainNotMerged();
         return false;
       }
@@ -943,6 +948,511 @@ private:
       }
     }
     return Diags.errorCount() == Before;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Block composition: a consumer reading the producer's output at
+  // neighbouring indices, through a tile with a recomputed halo
+  //===--------------------------------------------------------------------===//
+
+  /// An intermediate that goes through a tile: written by side `Writer` at
+  /// the merged `foreach`'s own index, read by later sides at that index plus
+  /// a constant in [MinD, MaxD].
+  struct TileFlow {
+    std::string Root;
+    Op *Loop = nullptr;
+    unsigned Writer = 0;
+    int64_t MinD = 0, MaxD = 0;
+    const Type *Elem = nullptr; ///< the stored values' (varying) type
+  };
+
+  /// The merged one-dimensional `foreach` whose body holds `O` directly.
+  Op *mergedForeachOf(Op *O) {
+    Region *R = O->ParentRegion;
+    if (!R || !MergedBodies.count(R) || !R->Parent)
+      return nullptr;
+    Op *L = R->Parent;
+    if (L->Code != OpCode::Foreach || L->Operands.size() != 2 || L->Tiled)
+      return nullptr;
+    return L;
+  }
+
+  static Value *strip(Value *V) {
+    while (V && V->Def && (V->Def->Code == OpCode::Convert || V->Def->Code == OpCode::Broadcast))
+      V = V->Def->Operands[0];
+    return V;
+  }
+
+  static std::optional<int64_t> constantOf(Value *V) {
+    V = strip(V);
+    if (V && V->Def && V->Def->Code == OpCode::ConstInt)
+      return V->Def->Imm;
+    return std::nullopt;
+  }
+
+  /// `V` as `Own + d` for a constant d (the index `Own` plus or minus constants).
+  std::optional<int64_t> offsetFrom(Value *V, const std::string &OwnKey, unsigned Depth = 0) {
+    if (!V || Depth > 16)
+      return std::nullopt;
+    if (keyOf(V).Key == OwnKey)
+      return 0;
+    Value *S = strip(V);
+    if (!S || !S->Def || S->Def->Code != OpCode::Binary)
+      return std::nullopt;
+    Op &D = *S->Def;
+    if (D.BinOp == BinaryOp::Add) {
+      if (auto C = constantOf(D.Operands[1]))
+        if (auto O = offsetFrom(D.Operands[0], OwnKey, Depth + 1))
+          return *O + *C;
+      if (auto C = constantOf(D.Operands[0]))
+        if (auto O = offsetFrom(D.Operands[1], OwnKey, Depth + 1))
+          return *O + *C;
+    } else if (D.BinOp == BinaryOp::Sub) {
+      if (auto C = constantOf(D.Operands[1]))
+        if (auto O = offsetFrom(D.Operands[0], OwnKey, Depth + 1))
+          return *O - *C;
+    }
+    return std::nullopt;
+  }
+
+  /// The index value of an access's address (`root[index]`), or null.
+  static Value *indexOf(const Access &A) {
+    Value *Addr = A.ThroughCall ? nullptr : A.O->Operands[0];
+    if (Addr && Addr->Def && Addr->Def->Code == OpCode::ElementAddr)
+      return Addr->Def->Operands[1];
+    return nullptr;
+  }
+
+  /// Can `Root`, written by one kernel and read by later ones at other
+  /// indices, go through a tile? Sets `Why` (naming the access) when not.
+  bool planTile(const std::string &Root, const std::vector<const Access *> &List,
+                const Access &FirstWrite, std::string &Why) {
+    TileFlow T;
+    T.Root = Root;
+    T.Writer = FirstWrite.Side;
+    T.Loop = FirstWrite.ThroughCall ? nullptr : mergedForeachOf(FirstWrite.O);
+    if (!T.Loop) {
+      Why = "'" + kernelName(T.Writer) +
+            "' does not write it directly in a one-dimensional 'foreach' merged with the "
+            "readers'";
+      return false;
+    }
+    // The index of this iteration's element (`i` of the merged `foreach`).
+    std::string OwnKey = Tokens[T.Loop->IndexVars[0]];
+    for (const Access *A : List) {
+      if (A->ThroughCall) {
+        Why = "'" + kernelName(A->Side) + "' " + describe(*A) + ", which cannot be tiled";
+        return false;
+      }
+      if (A->Write) {
+        if (A->Side != T.Writer || A->O->ParentRegion != FirstWrite.O->ParentRegion ||
+            A->P.Index.Key != "[" + OwnKey + "]") {
+          Why = "'" + kernelName(A->Side) + "' " + describe(*A) +
+                ", not one element at its own index directly in the merged 'foreach'";
+          return false;
+        }
+        const Type *Ty = A->O->Operands[1]->Ty;
+        if (T.Elem && T.Elem != Ty) {
+          Why = "it is written with two types";
+          return false;
+        }
+        if (!Ty->isVarying() || !Ty->isAtomic()) {
+          Why = "only varying scalars are tiled, and '" + kernelName(A->Side) + "' writes a '" +
+                Ty->toString() + "'";
+          return false;
+        }
+        T.Elem = Ty;
+        continue;
+      }
+      std::optional<int64_t> D;
+      if (Value *I = indexOf(*A))
+        D = offsetFrom(I, OwnKey);
+      if (!D || !ancestorIn(A->O, &T.Loop->region(0)) ||
+          A->P.Index.Key.find('[') != A->P.Index.Key.rfind('[')) {
+        Why = "'" + kernelName(A->Side) + "' " + describe(*A) +
+              ", not this iteration's element plus a constant in the same 'foreach'";
+        return false;
+      }
+      if (A->Side <= T.Writer && *D != 0) {
+        Why = "'" + kernelName(A->Side) + "' " + describe(*A) +
+              ", a neighbour of an element it writes itself";
+        return false;
+      }
+      if (*D < -MaxHalo || *D > MaxHalo) {
+        Why = "'" + kernelName(A->Side) + "' " + describe(*A) + ", more than " +
+              std::to_string(MaxHalo) + " elements away (the largest halo tiled)";
+        return false;
+      }
+      T.MinD = std::min(T.MinD, *D);
+      T.MaxD = std::max(T.MaxD, *D);
+    }
+    if (!T.Elem) {
+      Why = "no kernel writes it";
+      return false;
+    }
+    Tiles.push_back(T);
+    return true;
+  }
+
+  /// After every buffer was looked at: the tiled intermediates split the
+  /// merged `foreach` into the kernels before the split (stage 1, run over
+  /// the tile and its halo) and after it (stage 2). Intermediates crossing
+  /// the split at the same index go through the tile too; stage 1 must be
+  /// free of effects that recomputing the halo would repeat.
+  bool checkTiles() {
+    if (Tiles.empty())
+      return true;
+    Op *Loop = Tiles[0].Loop;
+    unsigned Split = 0;
+    for (const TileFlow &T : Tiles) {
+      if (T.Loop != Loop) {
+        Diags.error(Loop->Loc, "cannot fuse '" + Entry->Name +
+                                   "' by block composition: neighbour reads in two different "
+                                   "loops ('" +
+                                   Tiles[0].Root + "' and '" + T.Root + "')");
+        return false;
+      }
+      Split = std::max(Split, T.Writer + 1);
+    }
+    // Every buffer accessed on both sides of the split.
+    std::map<std::string, std::vector<const Access *>> ByRoot;
+    for (const Access &A : Accesses)
+      if (A.P.K == Place::Buffer)
+        ByRoot[A.P.Root].push_back(&A);
+    for (auto &[Root, List] : ByRoot) {
+      bool Before = false, After = false, WriteBefore = false, WriteAfter = false;
+      for (const Access *A : List) {
+        (A->Side < Split ? Before : After) = true;
+        if (A->Write)
+          (A->Side < Split ? WriteBefore : WriteAfter) = true;
+      }
+      bool IsTiled = false;
+      for (const TileFlow &T : Tiles)
+        IsTiled |= T.Root == Root;
+      if (!Before || !After || IsTiled || (!WriteBefore && !WriteAfter))
+        continue;
+      const Access *Culprit = nullptr;
+      for (const Access *A : List)
+        if ((WriteAfter && A->Side < Split) || (!WriteAfter && A->Side >= Split && !Culprit))
+          Culprit = Culprit ? Culprit : A;
+      if (!WriteAfter) {
+        // Same-index flow across the split: a tile with no halo.
+        const Access *W = nullptr;
+        for (const Access *A : List)
+          if (A->Write && !W)
+            W = A;
+        std::string Why;
+        if (planTile(Root, List, *W, Why) && Tiles.back().Loop == Loop)
+          continue;
+        Diags.error(where(*Culprit), "cannot fuse '" + Entry->Name + "' by block composition: '" +
+                                         Root + "' crosses the tile's stages: " + Why);
+        return false;
+      }
+      const Access *Writer = nullptr;
+      for (const Access *A : List)
+        if (A->Write && A->Side >= Split && !Writer)
+          Writer = A;
+      Diags.error(where(*Culprit),
+                  "cannot fuse '" + kernelName(Culprit->Side) + "' by block composition: '" +
+                      kernelName(Culprit->Side) + "' " + describe(*Culprit) + " and '" +
+                      kernelName(Writer->Side) + "' " + describe(*Writer) + " (line " +
+                      std::to_string(where(*Writer).Line) +
+                      "); recomputing the halo reads other gangs' elements, which they may "
+                      "already have overwritten");
+      return false;
+    }
+    for (const Access &A : Accesses) {
+      if (A.Side >= Split || !ancestorIn(A.O, &Loop->region(0)))
+        continue;
+      if (A.ThroughCall || A.P.K == Place::Unknown) {
+        Diags.error(where(A), "cannot fuse '" + kernelName(A.Side) + "' by block composition: '" +
+                                  kernelName(A.Side) + "' " + describe(A) +
+                                  ", an effect that recomputing the halo would repeat");
+        return false;
+      }
+    }
+    for (auto &P : Loop->region(0).Ops) {
+      unsigned Side = SideOf.count(P.get()) ? SideOf[P.get()] : 0;
+      if (Side < Split && (containsSideFrom(*P, Split) || hasEffect(*P))) {
+        Diags.error(P->Loc, "cannot fuse '" + kernelName(Side) +
+                                "' by block composition: this statement " +
+                                (hasEffect(*P) ? "has an effect (a print, a call, an atomic) "
+                                                 "that recomputing the halo would repeat"
+                                               : "mixes the kernels before and after the tile"));
+        return false;
+      }
+    }
+    TileSplit = Split;
+    return true;
+  }
+
+  bool containsSideFrom(Op &O, unsigned Split) {
+    for (auto &Sub : O.Regions)
+      for (auto &P : Sub->Ops) {
+        auto S = SideOf.find(P.get());
+        if ((S != SideOf.end() && S->second >= Split) || containsSideFrom(*P, Split))
+          return true;
+      }
+    return false;
+  }
+
+  static bool hasEffect(Op &O) {
+    switch (O.Code) {
+    case OpCode::Print:
+    case OpCode::Assert:
+    case OpCode::Crev:
+    case OpCode::Launch:
+    case OpCode::New:
+    case OpCode::Delete:
+      return true;
+    case OpCode::Call:
+      if (!isPureStdlibCall(O))
+        return true;
+      break;
+    default:
+      break;
+    }
+    for (auto &Sub : O.Regions)
+      for (auto &P : Sub->Ops)
+        if (hasEffect(*P))
+          return true;
+    return false;
+  }
+
+  /// `V` with the task index replaced by `TaskIndex`, built into `B`'s region
+  /// (only what depends on it is rebuilt). Null when `V` depends on a
+  /// built-in the pass cannot replace (the block or gang index).
+  Value *atTask(Value *V, Value *TaskIndex, std::string &Why, unsigned Depth = 0) {
+    if (!V || Depth > 64)
+      return nullptr;
+    Op *D = V->Def;
+    if (!D)
+      return V;
+    switch (D->Code) {
+    case OpCode::ConstInt:
+    case OpCode::ConstFloat:
+      return V;
+    case OpCode::Builtin:
+      switch (D->BuiltinId) {
+      case BuiltinVar::TaskIndex:
+      case BuiltinVar::TaskIndex0:
+        return asIntType(TaskIndex, V->Ty);
+      case BuiltinVar::BlockIndex:
+      case BuiltinVar::GangIndex:
+      case BuiltinVar::TaskIndex1:
+      case BuiltinVar::TaskIndex2:
+      case BuiltinVar::ThreadIndex:
+        Why = std::string("its bounds depend on '") + builtinName(D->BuiltinId) + "'";
+        return nullptr;
+      default:
+        return V;
+      }
+    case OpCode::Load: {
+      auto S = Slots.find(D->Operands[0]);
+      if (S != Slots.end() && S->second.Stores == 1 && !S->second.Escapes) {
+        Value *Stored = S->second.Stored;
+        Value *R = atTask(Stored, TaskIndex, Why, Depth + 1);
+        if (R == Stored)
+          return V; // independent of the task: the load itself is fine
+        return R ? asIntType(R, V->Ty) : nullptr;
+      }
+      Why = "its bounds are read from a variable assigned more than once";
+      return nullptr;
+    }
+    case OpCode::Unary:
+    case OpCode::Binary:
+    case OpCode::Convert:
+    case OpCode::Select:
+    case OpCode::Call: {
+      if (D->Code == OpCode::Call && !isPureStdlibCall(*D)) {
+        Why = "its bounds call a function";
+        return nullptr;
+      }
+      std::vector<Value *> Ops;
+      bool Changed = false;
+      for (Value *O : D->Operands) {
+        Value *R = atTask(O, TaskIndex, Why, Depth + 1);
+        if (!R)
+          return nullptr;
+        Changed |= R != O;
+        Ops.push_back(R);
+      }
+      if (!Changed)
+        return V;
+      Op *C = B.create(D->Code, V->Ty, Ops);
+      C->UnOp = D->UnOp;
+      C->BinOp = D->BinOp;
+      C->Cast = D->Cast;
+      C->Callee = D->Callee;
+      return C->result();
+    }
+    default:
+      Why = "the pass cannot follow how its bounds are computed";
+      return nullptr;
+    }
+  }
+
+  Value *asIntType(Value *V, const Type *T) {
+    if (V->Ty == T)
+      return V;
+    Op *C = B.create(OpCode::Convert, T, {V});
+    C->Cast = CastKind::IntegralCast;
+    return C->result();
+  }
+
+  Value *binary(BinaryOp Op_, Value *A, Value *C, const Type *T) {
+    Op *O = B.create(OpCode::Binary, T, {A, C});
+    O->BinOp = Op_;
+    return O->result();
+  }
+
+  Value *minOrMax(bool Min, Value *A, Value *C) {
+    Value *Less = binary(BinaryOp::LT, A, C, M.Types.getAtomic(Type::Bool, Variability::Uniform));
+    return B.create(OpCode::Select, A->Ty, {Less, Min ? A : C, Min ? C : A})->result();
+  }
+
+  /// Rewrites the merged `foreach (i = lo ... hi) { stage 1; stage 2 }` into
+  ///
+  ///   for (t = lo; t < hi; t += Tile) {
+  ///     te = min(t + Tile, hi);  base = t - left halo
+  ///     foreach (j = max(base, domain lo) ... min(te + right halo, domain hi))
+  ///       stage 1, writing the tiled intermediates' tile[j - base]
+  ///     foreach (i = t ... te)
+  ///       stage 2, reading tile[i + d - base]
+  ///   }
+  ///
+  /// The domain is where any gang's `foreach` runs: its bounds with the task
+  /// index at 0 and taskCount - 1. A halo element outside it is not computed
+  /// (the kernels apart never write it either).
+  bool composeBlocks() {
+    Op *Loop = Tiles[0].Loop;
+    Region &Parent = *Loop->ParentRegion;
+    size_t Pos = 0;
+    while (Parent.Ops[Pos].get() != Loop)
+      ++Pos;
+    int64_t Left = 0, Right = 0;
+    for (const TileFlow &T : Tiles)
+      Left = std::max(Left, -T.MinD), Right = std::max(Right, T.MaxD);
+    HaloLeft = Left, HaloRight = Right;
+    int64_t Width = Target.GangWidth;
+    TileItems = Target.isGPU() ? GpuTileGangs * Width : (CpuTileItems + Width - 1) / Width * Width;
+    const Type *I32 = M.Types.getAtomic(Type::Int32, Variability::Uniform);
+    Value *Lo = Loop->Operands[0], *Hi = Loop->Operands[1];
+    Region Pre;
+    B.setInsertRegion(&Pre);
+    B.setLoc(Loop->Loc);
+    std::string Why;
+    Value *First = B.constInt(0, I32);
+    Op *Count = B.create(OpCode::Builtin, M.Types.withConst(I32), {});
+    Count->BuiltinId = BuiltinVar::TaskCount;
+    Value *Last = binary(BinaryOp::Sub, Count->result(), B.constInt(1, I32), I32);
+    Value *DomLo = atTask(Lo, First, Why), *DomHi = DomLo ? atTask(Hi, Last, Why) : nullptr;
+    if (!DomLo || !DomHi) {
+      Diags.error(Loop->Loc, "cannot fuse '" + Entry->Name +
+                                 "' by block composition: the halo "
+                                 "needs the range of every gang's 'foreach', but " +
+                                 Why);
+      return false;
+    }
+    const Type *IdxTy = M.Types.withConst(Lo->Ty, false);
+    Hi = asIntType(Hi, IdxTy);
+    std::map<std::string, Value *> TileOf;
+    for (const TileFlow &T : Tiles) {
+      const Type *Elem = M.Types.withVariability(T.Elem, Variability::Uniform);
+      TileOf[T.Root] = B.var(M.Types.getArray(Elem, TileItems + Left + Right), T.Root + "_tile");
+    }
+    Value *Counter = B.var(IdxTy, "tile");
+    B.store(Counter, Lo);
+    Op *TileLoop = B.create(OpCode::Loop, nullptr);
+    Region *Cond = B.addRegion(TileLoop), *Body = B.addRegion(TileLoop),
+           *Step = B.addRegion(TileLoop);
+    B.setInsertRegion(Cond);
+    B.create(OpCode::Yield, nullptr,
+             {binary(BinaryOp::LT, B.load(Counter), Hi,
+                     M.Types.getAtomic(Type::Bool, Variability::Uniform))});
+    B.setInsertRegion(Step);
+    B.store(Counter, binary(BinaryOp::Add, B.load(Counter), B.constInt(TileItems, IdxTy), IdxTy));
+    B.setInsertRegion(Body);
+    Value *T0 = B.load(Counter);
+    Value *TEnd =
+        minOrMax(true, binary(BinaryOp::Add, T0, B.constInt(TileItems, IdxTy), IdxTy), Hi);
+    Value *Base = binary(BinaryOp::Sub, T0, B.constInt(Left, IdxTy), IdxTy);
+    Value *From = minOrMax(false, Base, asIntType(DomLo, IdxTy));
+    Value *To = minOrMax(true, binary(BinaryOp::Add, TEnd, B.constInt(Right, IdxTy), IdxTy),
+                         asIntType(DomHi, IdxTy));
+    // The two stages' loops, each with its own index slot.
+    const Type *SlotTy = Loop->IndexVars[0]->Def->VarType;
+    Op *Stages[2];
+    Value *Begins[2] = {From, T0}, *Ends[2] = {To, TEnd};
+    for (int S = 0; S < 2; ++S) {
+      Value *Slot = B.var(SlotTy, Loop->IndexVars[0]->NameHint);
+      Stages[S] = B.create(OpCode::Foreach, nullptr, {Begins[S], Ends[S]});
+      Stages[S]->IndexVars = {Slot};
+      B.addRegion(Stages[S]);
+    }
+    for (auto &P : Loop->region(0).Ops) {
+      unsigned Side = SideOf.count(P.get()) ? SideOf[P.get()] : 0;
+      Region &To_ = Stages[Side < TileSplit ? 0 : 1]->region(0);
+      P->ParentRegion = &To_;
+      To_.Ops.push_back(std::move(P));
+    }
+    for (int S = 0; S < 2; ++S)
+      replaceUses(Stages[S]->region(0), Loop->IndexVars[0], Stages[S]->IndexVars[0]);
+    // The tiled intermediates' accesses become the tile's.
+    for (const Access &A : Accesses) {
+      if (A.P.K != Place::Buffer || !TileOf.count(A.P.Root))
+        continue;
+      Region &R = *A.O->ParentRegion;
+      size_t At = 0;
+      while (R.Ops[At].get() != A.O)
+        ++At;
+      Region New;
+      B.setInsertRegion(&New);
+      B.setLoc(A.O->Loc);
+      Value *Tile = TileOf[A.P.Root];
+      const Type *Elem = Tile->Ty->getPointee()->getElementType();
+      Op *Decay = B.create(OpCode::Convert, M.Types.getPointer(Elem, Variability::Uniform), {Tile});
+      Decay->Cast = CastKind::ArrayToPointer;
+      Value *Index = indexOf(A);
+      Value *BaseV =
+          Index->isVarying()
+              ? B.create(
+                     OpCode::Broadcast, Index->Ty,
+                     {asIntType(Base, M.Types.withVariability(Index->Ty, Variability::Uniform))})
+                    ->result()
+              : asIntType(Base, Index->Ty);
+      Value *Off = binary(BinaryOp::Sub, Index, BaseV, Index->Ty);
+      Value *Addr = B.create(OpCode::ElementAddr,
+                             M.Types.getPointer(Elem, Index->isVarying() ? Variability::Varying
+                                                                         : Variability::Uniform),
+                             {Decay->result(), Off})
+                        ->result();
+      if (A.Write)
+        B.create(OpCode::Store, nullptr, {Addr, A.O->Operands[1]});
+      for (auto &P : New.Ops)
+        P->ParentRegion = &R;
+      R.Ops.insert(R.Ops.begin() + At, std::make_move_iterator(New.Ops.begin()),
+                   std::make_move_iterator(New.Ops.end()));
+      At += New.Ops.size();
+      Removed.insert(A.O);
+      if (!A.Write) {
+        A.O->Operands[0] = Addr;
+      } else if (Temps.count(A.P.Root)) {
+        Graveyard.push_back(std::move(R.Ops[At]));
+        R.Ops.erase(R.Ops.begin() + At);
+      }
+      Forwarded.insert(A.P.Root);
+      TiledRoots.insert(A.P.Root);
+    }
+    for (auto &P : Pre.Ops)
+      P->ParentRegion = &Parent;
+    Graveyard.push_back(std::move(Parent.Ops[Pos]));
+    Parent.Ops.erase(Parent.Ops.begin() + Pos);
+    Parent.Ops.insert(Parent.Ops.begin() + Pos, std::make_move_iterator(Pre.Ops.begin()),
+                      std::make_move_iterator(Pre.Ops.end()));
+    for (const TileFlow &T : Tiles)
+      Intermediates.erase(T.Root);
+    return true;
   }
 
   //===--------------------------------------------------------------------===//
@@ -1081,11 +1591,30 @@ private:
   /// registers the fused kernel needs are ptxas's to report (docs/fusion.md).
   void judge(const Traffic &Apart, const Traffic &Fused) {
     std::string Kept;
+    std::string InTiles;
     for (const std::string &R : Forwarded)
-      Kept += (Kept.empty() ? "" : ", ") + R + (Temps.count(R) ? " (temporary)" : "");
+      (TiledRoots.count(R) ? InTiles : Kept) +=
+          std::string((TiledRoots.count(R) ? InTiles : Kept).empty() ? "" : ", ") + R +
+          (Temps.count(R) ? " (temporary)" : "");
+    // Block composition recomputes stage 1 over the halo: per item of a
+    // full tile, (left + right halo) / tile items more of stage 1's reads.
+    double Cost = Fused.Elements, Recomputed = 0;
+    std::string Tiling;
+    if (!Tiles.empty()) {
+      Recomputed = double(HaloLeft + HaloRight) / double(TileItems);
+      Cost += stageOneReads() * Recomputed;
+      std::string Stage1;
+      for (unsigned K = 0; K < TileSplit; ++K)
+        Stage1 += (K ? ", '" : "'") + kernelName(K) + "'";
+      char Pct[32];
+      std::snprintf(Pct, sizeof Pct, "%.2f%%", 100 * Recomputed);
+      Tiling = "block composition: tiles of " + std::to_string(TileItems) + " items" +
+               (Target.isGPU() ? " per warp in shared memory" : " per task on the stack") +
+               ", halo " + std::to_string(HaloLeft) + "+" + std::to_string(HaloRight) +
+               " recomputed (" + Pct + " more work for " + Stage1 + "); ";
+    }
     char Ratio[32];
-    std::snprintf(Ratio, sizeof Ratio, "%.2f",
-                  Fused.Elements ? double(Apart.Elements) / Fused.Elements : 0.0);
+    std::snprintf(Ratio, sizeof Ratio, "%.2f", Cost > 0 ? double(Apart.Elements) / Cost : 0.0);
     std::string Summary = "per item, the kernels apart move " + std::to_string(Apart.Elements) +
                           " array elements through global memory in " +
                           std::to_string(Apart.Launches) + " launches, '" + Entry->Name +
@@ -1096,16 +1625,27 @@ private:
                                     std::to_string(Req->Loc.Col) + ": "
                               : "spmdc: ";
       llvm::errs() << Where << "remark: " << Entry->Name << ": " << MergedBodies.size()
-                   << " loop level(s) merged; in registers: " << (Kept.empty() ? "none" : Kept)
-                   << "; " << Summary << ": predicted " << Ratio << "x faster when memory-bound: "
-                   << (Fused.Elements < Apart.Elements ? "fusing pays" : "fusing does not pay")
-                   << "\n";
+                   << " loop level(s) merged; " << Tiling
+                   << "in registers: " << (Kept.empty() ? "none" : Kept)
+                   << (InTiles.empty() ? "" : "; in tiles: " + InTiles) << "; " << Summary
+                   << ": predicted " << Ratio << "x faster when memory-bound: "
+                   << (Cost < Apart.Elements ? "fusing pays" : "fusing does not pay") << "\n";
     }
-    if (Fused.Elements >= Apart.Elements && Req->FromPragma)
+    if (Cost >= Apart.Elements && Req->FromPragma)
       Diags.warning(Req->Loc,
                     "fusing saves no global memory traffic: " + Summary +
                         " (a later kernel reads no intermediate in the same iteration?)",
                     WarningGroup::Perf);
+  }
+
+  /// Arrays stage 1 of a block composition reads per item (what the halo re-reads).
+  unsigned stageOneReads() {
+    std::set<std::string> Roots;
+    for (const Access &A : Accesses)
+      if (A.P.K == Place::Buffer && !A.Write && A.Side < TileSplit && !Removed.count(A.O) &&
+          !A.ThroughCall && A.O->Operands[0]->isVarying())
+        Roots.insert(A.P.Root);
+    return static_cast<unsigned>(Roots.size());
   }
 
   /// A temporary has no memory: every access must have become the slot's.
@@ -1127,7 +1667,13 @@ private:
     return true;
   }
 
+  /// Block composition's tile: items per gang step on the GPU (in gang
+  /// widths; a per-warp `.shared` buffer), items on the CPU (a stack buffer of
+  /// 16 KiB of floats, inside L1 with the inputs' lines); the largest halo.
+  static constexpr int64_t GpuTileGangs = 4, CpuTileItems = 4096, MaxHalo = 64;
+
   Module &M;
+  const TargetInfo &Target;
   DiagnosticEngine &Diags;
   Builder B;
   const VerticalFusionRequest *Req = nullptr;
@@ -1144,23 +1690,23 @@ private:
   std::string NotMerged;
   unsigned TokenCount = 0;
   bool Report = false;
+  Function *Declared = nullptr; ///< the file's prototype of the fused kernel
+  std::vector<TileFlow> Tiles;
+  std::set<std::string> TiledRoots;
+  unsigned TileSplit = 0;
+  int64_t HaloLeft = 0, HaloRight = 0, TileItems = 0;
 };
 
 } // namespace
 
 bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requested,
-                       DiagnosticEngine &Diags, bool Report) {
+                       const TargetInfo &Target, DiagnosticEngine &Diags, bool Report) {
   unsigned ErrorsBefore = Diags.errorCount();
-  std::vector<VerticalFusionRequest> All;
-  for (const Pragma &P : M.Pragmas)
-    if (isVerticalFusionPragma(P))
-      if (std::optional<VerticalFusionRequest> R = readPragma(P, Diags))
-        All.push_back(std::move(*R));
-  All.insert(All.end(), Requested.begin(), Requested.end());
-  auto Chosen =
-      lastRequestWins(std::move(All), [](const VerticalFusionRequest &R) { return R.Kernels; });
+  auto Chosen = gatherRequests(
+      M, "vfuse", Requested, [&](const Pragma &P) { return readPragma(P, Diags); },
+      [](const VerticalFusionRequest &R) { return R.Kernels; });
   for (const VerticalFusionRequest &R : Chosen) {
-    VerticalFuser F(M, Diags, Report);
+    VerticalFuser F(M, Target, Diags, Report);
     std::vector<Function *> Kernels;
     if (F.check(R, Kernels))
       F.fuse(R, Kernels);

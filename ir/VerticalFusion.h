@@ -3,7 +3,6 @@
 
 #include "frontend/SourceLocation.h"
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 namespace spmdc {
 class DiagnosticEngine;
 struct Pragma;
+struct TargetInfo;
 } // namespace spmdc
 
 namespace spmdc::ir {
@@ -36,33 +36,12 @@ struct VerticalFusionRequest {
 std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &Spec,
                                                              std::string &Error, size_t &ErrorAt);
 
-/// The column where a pragma's text (after `#pragma `) starts in its source
-/// line, so that errors can point into it; 0 when unknown.
-uint32_t pragmaTextColumn(const Pragma &P, DiagnosticEngine &Diags);
-
-/// The requests to carry out, in order of first appearance: where several ask
-/// for the same `Key` (the same kernels), the last one wins (the command
-/// line's, which comes after the pragmas').
-template <typename Request, typename KeyOf>
-std::vector<Request> lastRequestWins(std::vector<Request> All, KeyOf Key) {
-  std::vector<Request> Chosen;
-  std::map<decltype(Key(All.front())), size_t> Index;
-  for (Request &R : All) {
-    auto [It, New] = Index.try_emplace(Key(R), Chosen.size());
-    if (New)
-      Chosen.push_back(std::move(R));
-    else
-      Chosen[It->second] = std::move(R);
-  }
-  return Chosen;
-}
-
 /// Collects `#pragma vfuse(...)` from the module, then the command line's
 /// requests (one for the same kernel list replaces the pragma's), and builds
 /// `vfuse_A_B...` for each. Runs before the divergence transform. `Report`
 /// prints the cost model's estimate of each fusion (--vfuse-report). Returns
 /// false after reporting errors.
 bool runVerticalFusion(Module &M, const std::vector<VerticalFusionRequest> &Requested,
-                       DiagnosticEngine &Diags, bool Report = false);
+                       const TargetInfo &Target, DiagnosticEngine &Diags, bool Report = false);
 
 } // namespace spmdc::ir

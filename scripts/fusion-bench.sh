@@ -22,7 +22,7 @@ prepare() {
     2>"$out/model.txt" || { cat "$out/model.txt" >&2; exit 1; }
   local coarsen=() k
   for k in map1_map2_map3_map4_map5 bias_add_gelu_dropout row_max_row_expsum_row_divide \
-    ln_mean_ln_var_ln_normalize row_sum_row_scale; do coarsen+=("--coarsen=vfuse_$k:4"); done
+    ln_mean_ln_var_ln_normalize row_sum_row_scale blur3_diff3; do coarsen+=("--coarsen=vfuse_$k:4"); done
   for k in map1 map2 map3 map4 map5; do coarsen+=("--coarsen=$k:block=4"); done
   "$spmdc" --target=nvptx-sm_90 -O3 "$ex/kernels.spmd" "${coarsen[@]}" -o "$out/kernels-coarsen4.ptx" || exit 1
   for k in kernels kernels-coarsen4; do

@@ -242,6 +242,8 @@ int main(int argc, char **argv) {
       spmd(Mod, "blur3", ElemWarps, x, t1, n);
       spmd(Mod, "diff3", ElemWarps, t1, y, n);
     };
+    // Block composition: each warp's chunk in tiles of 128 in shared memory, halo recomputed.
+    Ex.Fused = variants([&](Module &Mo, unsigned K) { spmd(Mo, "vfuse_blur3_diff3", (ElemWarps + K - 1) / K, x, n, y); });
     Ex.Cuda = [&] { cuda_stencil2<<<(N + StencilBlock - 1) / StencilBlock, StencilBlock>>>(x, y, n); };
     Ex.Want.resize(N);
     ref::stencil2(hX, Ex.Want);
