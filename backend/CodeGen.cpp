@@ -16,7 +16,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
-#include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 
 namespace spmdc {
@@ -58,8 +57,6 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   FPM.addPass(ContiguousMemoryOpsPass());
   // x86 without gather instructions: all-on gathers become per-lane loads.
   FPM.addPass(LaneLoadGathersPass());
-  // The per-lane indices of a[i] and a[i + 1] are the same extracts: one each.
-  FPM.addPass(llvm::EarlyCSEPass());
   FPM.addPass(WarpVoteSimplifyPass());
   FPM.addPass(llvm::InstCombinePass());
   FPM.addPass(llvm::SimplifyCFGPass());

@@ -10,6 +10,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
 
 namespace spmdc {
 
@@ -142,6 +143,8 @@ llvm::PreservedAnalyses LaneLoadGathersPass::run(llvm::Function &F,
     rewrite(G);
   if (Gathers.empty())
     return llvm::PreservedAnalyses::all();
+  // The lanes of a[i] and a[i + 1] extract the same scalars of i: one each.
+  llvm::EarlyCSEPass().run(F, AM);
   llvm::PreservedAnalyses PA;
   PA.preserveSet<llvm::CFGAnalyses>();
   return PA;

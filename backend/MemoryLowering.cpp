@@ -287,7 +287,8 @@ void OpLowering::elementAddr(ir::Op &O) {
   ir::Value *Base = O.Operands[0], *Index = O.Operands[1];
   llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
   llvm::Value *Ptr = val(Base);
-  if (!Target.isGPU() && !Base->isVarying())
+  // (An affine index is left whole: its loads and stores are contiguous.)
+  if (!Target.isGPU() && !Base->isVarying() && !Index->AffineBase)
     Index = peelUniformAddends(Index, Ptr, EltTy);
   llvm::Value *Idx = val(Index);
   bool IdxSigned = !Index->Ty->isUnsignedInteger();
