@@ -122,6 +122,7 @@ private:
   void storeValue(ir::Op &O);
   llvm::Value *contiguousAddress(ir::Value *Addr);
   void elementAddr(ir::Op &O);
+  ir::Value *peelUniformAddends(ir::Value *Index, llvm::Value *&Ptr, llvm::Type *EltTy);
 
   // CallLowering.cpp
   void call(ir::Op &O);

@@ -258,19 +258,47 @@ llvm::Value *OpLowering::contiguousAddress(ir::Value *Addr) {
   return B.CreateGEP(llvmType(Elt, true), val(Base), First);
 }
 
+/// For `&base[i + u]` with a uniform base, a varying i and a uniform u (a
+/// constant, a parameter, ...) added `nsw` (ir/IndexNoWrap.cpp), the uniform
+/// part goes into the base, &(base + u)[i]: the lanes of a[i], a[i + 1] and
+/// a[i + n] then share i, and LLVM's reassociation, which drops `nsw`, cannot
+/// hide the sum from the gathers' lowering. Returns i; `Ptr` is moved along.
+ir::Value *OpLowering::peelUniformAddends(ir::Value *Index, llvm::Value *&Ptr,
+                                          llvm::Type *EltTy) {
+  while (Index->isVarying() && Index->Def && Index->Def->Code == OpCode::Binary &&
+         Index->Def->BinOp == BinaryOp::Add && Index->Def->NoSignedWrap) {
+    ir::Op &Add = *Index->Def;
+    auto uniformPart = [](ir::Value *V) -> ir::Value * {
+      if (!V->isVarying())
+        return V;
+      return V->Def && V->Def->Code == OpCode::Broadcast ? V->Def->Operands[0] : nullptr;
+    };
+    unsigned Side = uniformPart(Add.Operands[1]) ? 1 : uniformPart(Add.Operands[0]) ? 0 : 2;
+    if (Side == 2)
+      return Index;
+    ir::Value *U = uniformPart(Add.Operands[Side]);
+    Ptr = B.CreateGEP(EltTy, Ptr, B.CreateIntCast(val(U), B.getInt64Ty(), true));
+    Index = Add.Operands[1 - Side];
+  }
+  return Index;
+}
+
 void OpLowering::elementAddr(ir::Op &O) {
   ir::Value *Base = O.Operands[0], *Index = O.Operands[1];
+  llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
+  llvm::Value *Ptr = val(Base);
+  // (An affine index is left whole: its loads and stores are contiguous.)
+  if (!Target.isGPU() && !Base->isVarying() && !Index->AffineBase)
+    Index = peelUniformAddends(Index, Ptr, EltTy);
   llvm::Value *Idx = val(Index);
   bool IdxSigned = !Index->Ty->isUnsignedInteger();
   llvm::Type *I64 = Idx->getType()->isVectorTy()
                         ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(B.getInt64Ty(), W))
                         : B.getInt64Ty();
   Idx = B.CreateIntCast(Idx, I64, IdxSigned);
-  llvm::Value *Ptr = val(Base);
   // A uniform base with a varying index gives one pointer per lane.
   if (Idx->getType()->isVectorTy() && !Ptr->getType()->isVectorTy())
     Ptr = splat(Ptr);
-  llvm::Type *EltTy = llvmType(Base->Ty->getPointee(), true);
   set(O, B.CreateGEP(EltTy, Ptr, Idx));
 }
 

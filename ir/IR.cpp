@@ -174,6 +174,7 @@ void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Val
     C->Tiled = O->Tiled;
     C->Coherent = O->Coherent;
     C->Predicated = O->Predicated;
+    C->FromExpression = O->FromExpression;
     C->BarrierThreads = O->BarrierThreads;
     C->NoSignedWrap = O->NoSignedWrap;
     C->Simt = O->Simt;

@@ -170,6 +170,10 @@ public:
   /// A varying If whose arms run without an any-lane branch, as blends (set by
   /// ir/IfPredication.cpp on cheap arms that are safe with no lane on).
   bool Predicated = false;
+  /// An If lowered from a varying `?:`, `&&` or `||`: ISPC evaluates both
+  /// sides of these when that is safe with no lane on, whatever they cost, so
+  /// ir/IfPredication.cpp predicates them without its budget.
+  bool FromExpression = false;
   /// Signed integer add/sub/mul that may not overflow (LLVM `nsw`): set by the
   /// variability analysis on the uniform index arithmetic it builds.
   bool NoSignedWrap = false;

@@ -3,6 +3,9 @@
 
 #include "ir/IR.h"
 
+#include <set>
+#include <string>
+
 namespace spmdc::ir {
 
 namespace {
@@ -37,9 +40,20 @@ bool isLocalSlotAddress(const Value *Addr) {
   return false;
 }
 
+/// Standard library hooks without a body that are each lane's own arithmetic
+/// (backend/StdlibHooks.cpp): safe with no lane on, and cheap (ISPC counts
+/// its bit casts and these as safe functions too).
+bool isLaneArithmeticHook(const Op &Call) {
+  static const std::set<std::string> Names = {
+      "intbits", "floatbits", "doublebits", "float16bits", "abs",  "min",   "max",
+      "floor",   "ceil",      "trunc",      "round",       "sqrt", "rsqrt", "rcp"};
+  return Call.Callee && Call.Callee->IsStdlib && !Call.Callee->Body &&
+         Names.count(Call.Callee->Name);
+}
+
 /// Adds the cost of running `R` unconditionally to `Cost`; false if some op
 /// is unsafe with no lane on or not worth running on every path.
-bool cheapRegion(const Region &R, unsigned &Cost) {
+bool cheapRegion(const Region &R, unsigned &Cost, unsigned Budget) {
   for (const auto &O : R.Ops) {
     switch (O->Code) {
     case OpCode::ConstInt:
@@ -64,6 +78,11 @@ bool cheapRegion(const Region &R, unsigned &Cost) {
     case OpCode::Select:
       Cost += 1;
       break;
+    case OpCode::Call:
+      if (!isLaneArithmeticHook(*O))
+        return false;
+      Cost += O->Callee->Name == "sqrt" ? 4 : 1;
+      break;
     case OpCode::Load:
       if (!isLocalSlotAddress(O->Operands[0]))
         return false;
@@ -76,13 +95,13 @@ bool cheapRegion(const Region &R, unsigned &Cost) {
     case OpCode::If:
       Cost += 1;
       for (const auto &Sub : O->Regions)
-        if (!cheapRegion(*Sub, Cost))
+        if (!cheapRegion(*Sub, Cost, Budget))
           return false;
       break;
     default:
       return false;
     }
-    if (Cost > PredicationBudget)
+    if (Cost > Budget)
       return false;
   }
   return true;
@@ -91,10 +110,11 @@ bool cheapRegion(const Region &R, unsigned &Cost) {
 void markRegion(Region &R) {
   for (auto &O : R.Ops) {
     if (O->Code == OpCode::If && O->Operands[0]->isVarying()) {
-      unsigned Cost = 0;
+      // `?:`, `&&` and `||` run both sides whenever that is safe (as ISPC).
+      unsigned Cost = 0, Budget = O->FromExpression ? ~0u : PredicationBudget;
       bool Cheap = true;
       for (const auto &Sub : O->Regions)
-        Cheap = Cheap && cheapRegion(*Sub, Cost);
+        Cheap = Cheap && cheapRegion(*Sub, Cost, Budget);
       O->Predicated = Cheap;
     }
     for (auto &Sub : O->Regions)

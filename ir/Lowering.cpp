@@ -1219,6 +1219,7 @@ Value *FunctionLowering::logical(BinaryExpr *E) {
     Cond = N->result();
   }
   Op *If = B.create(OpCode::If, nullptr, {Cond});
+  If->FromExpression = true;
   Region *Saved = B.insertRegion();
   B.setInsertRegion(B.addRegion(If));
   B.store(Tmp, convert(rvalue(E->RHS), E->Ty));
@@ -1249,6 +1250,7 @@ Value *FunctionLowering::conditional(ConditionalExpr *E) {
   }
   Value *Tmp = B.var(E->Ty);
   Op *If = B.create(OpCode::If, nullptr, {C});
+  If->FromExpression = true;
   Region *Saved = B.insertRegion();
   B.setInsertRegion(B.addRegion(If));
   B.store(Tmp, convert(rvalue(E->Then), E->Ty));
