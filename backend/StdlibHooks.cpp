@@ -51,6 +51,10 @@ public:
     }
     if ((N == "spmd_rcp_estimate" || N == "spmd_rsqrt_estimate") && K == 1)
       return estimate(N == "spmd_rcp_estimate");
+    if ((N == "spmd_rcp14" || N == "spmd_rsqrt14") && K == 1 && !GPU)
+      return estimate14(N == "spmd_rcp14", A[0]);
+    if ((N == "spmd_rcp14_refined" || N == "spmd_rsqrt14_refined") && K == 1 && !GPU)
+      return refined14(N == "spmd_rcp14_refined");
     if (N == "abs" && K == 1)
       return Float ? B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, A[0])
                    : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
@@ -271,17 +275,71 @@ private:
                             llvm::ArrayRef<llvm::Type *>{}, {V});
       return B.CreateExtractElement(V, B.getInt64(0));
     }
-    unsigned N = VT->getNumElements();
-    unsigned W = N % 8 == 0 ? 8 : 4;
+    unsigned W = VT->getNumElements() % 8 == 0 ? 8 : 4;
     ID Op = W == 8 ? (Rcp ? llvm::Intrinsic::x86_avx_rcp_ps_256 : llvm::Intrinsic::x86_avx_rsqrt_ps_256)
                    : (Rcp ? llvm::Intrinsic::x86_sse_rcp_ps : llvm::Intrinsic::x86_sse_rsqrt_ps);
+    return byChunks(X, W, [&](llvm::Value *Part) {
+      return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {Part});
+    });
+  }
+
+  /// avx512: the hardware estimate of 1/x or 1/sqrt(x) of a double or double vector,
+  /// relative error below 2^-14 (vrcp14sd/pd, vrsqrt14sd/pd; vectors by 8 lanes or 4).
+  llvm::Value *estimate14(bool Rcp, llvm::Value *X) {
+    auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(X->getType());
+    if (!VT) {
+      llvm::Value *V = B.CreateInsertElement(
+          llvm::PoisonValue::get(llvm::FixedVectorType::get(X->getType(), 2)), X, B.getInt64(0));
+      V = B.CreateIntrinsic(Rcp ? llvm::Intrinsic::x86_avx512_rcp14_sd
+                                : llvm::Intrinsic::x86_avx512_rsqrt14_sd,
+                            llvm::ArrayRef<llvm::Type *>{}, {V, V, V, B.getInt8(0xff)});
+      return B.CreateExtractElement(V, B.getInt64(0));
+    }
+    unsigned W = VT->getNumElements() % 8 == 0 ? 8 : 4;
+    ID Op = W == 8 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_512
+                          : llvm::Intrinsic::x86_avx512_rsqrt14_pd_512)
+                   : (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_256
+                          : llvm::Intrinsic::x86_avx512_rsqrt14_pd_256);
+    return byChunks(X, W, [&](llvm::Value *Part) {
+      return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{},
+                               {Part, Part, B.getInt8(0xff)});
+    });
+  }
+
+  /// avx512: the double estimate r0 refined by the series of (1 - e)^-1 (rcp) or
+  /// (1 - e)^(-1/2) (rsqrt) up to e^4, e = 1 - x r0 or 1 - (x r0) r0 computed by fma
+  /// (|e| < 2^-13, the truncation below 2^-60). Where e is NaN (x = 0 or infinity, whose
+  /// estimate is exact) it is replaced by 1, which keeps r0 (inf + inf, 0 + 0).
+  llvm::Value *refined14(bool Rcp) {
+    llvm::Value *X = A[0];
+    llvm::Type *T = X->getType();
+    auto K = [&](double V) { return llvm::ConstantFP::get(T, V); };
+    llvm::Value *R0 = estimate14(Rcp, X);
+    llvm::Value *P = Rcp ? R0 : B.CreateFMul(X, R0);
+    llvm::Value *E = B.CreateIntrinsic(llvm::Intrinsic::fma, {T},
+                                       {B.CreateFNeg(Rcp ? X : P), R0, K(1.0)});
+    E = B.CreateSelect(B.CreateFCmpOLT(E, K(1.0)), E, K(1.0));
+    llvm::Value *S;
+    if (Rcp) // e (1 + e (1 + e (1 + e)))
+      S = B.CreateFMul(E, B.CreateFAdd(K(1.0), B.CreateFMul(E, B.CreateFAdd(K(1.0),
+                           B.CreateFMul(E, B.CreateFAdd(K(1.0), E))))));
+    else // e (1/2 + e (3/8 + e (5/16 + e 35/128)))
+      S = B.CreateFMul(E, B.CreateFAdd(K(0.5), B.CreateFMul(E, B.CreateFAdd(K(0.375),
+                           B.CreateFMul(E, B.CreateFAdd(K(0.3125), B.CreateFMul(E, K(0.2734375))))))));
+    return B.CreateFAdd(R0, B.CreateFMul(R0, S));
+  }
+
+  /// Op applied to the vector X by parts of W lanes (the last part padded), the results
+  /// concatenated back into one vector of X's width.
+  llvm::Value *byChunks(llvm::Value *X, unsigned W,
+                        const std::function<llvm::Value *(llvm::Value *)> &Op) {
+    unsigned N = llvm::cast<llvm::FixedVectorType>(X->getType())->getNumElements();
     std::vector<llvm::Value *> Parts;
     for (unsigned I = 0; I < N; I += W) {
       std::vector<int> Idx;
       for (unsigned J = 0; J < W; J++)
         Idx.push_back(I + J < N ? int(I + J) : -1);
-      Parts.push_back(B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{},
-                                        {B.CreateShuffleVector(X, Idx)}));
+      Parts.push_back(Op(B.CreateShuffleVector(X, Idx)));
     }
     while (Parts.size() > 1) { // concatenate pairwise
       std::vector<llvm::Value *> Next;

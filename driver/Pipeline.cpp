@@ -282,7 +282,7 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   ASTContext Ctx;
   if (Opts.MathLib == "system" && Target->isGPU()) {
     Diags.errorNoLoc("--math-lib=system is not available for NVPTX targets (no C math "
-                     "library on the GPU); use default or fast");
+                     "library on the GPU); use default, fast or accurate");
     return 1;
   }
   if (!parseStdlibPrelude(Ctx, *Target, Diags, Opts.MathLib))

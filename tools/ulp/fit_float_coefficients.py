@@ -148,3 +148,15 @@ for n, v in [("pi", mp.pi), ("pi/2", mp.pi / 2), ("pi/4", mp.pi / 4), ("3pi/4", 
              ("2/3", mp.mpf(2) / 3), ("tan(pi/8)", mp.tan(mp.pi / 8))]:
     hi = to_float(v)
     print(f"// {n} = {lit(hi)} + {lit(v - hi)}")
+
+# erf of the default library (spmd_mathf_fast_erf), the form of ISPC's: below 1.26,
+# erf(x) = x + x P(x^2) (P of degree 7, relative error; 2/sqrt(pi) - 1 as a float is
+# 2^-28 from exact where 2/sqrt(pi) would be 2^-25); above, erf(x) = 1 - q(x)^-16 with
+# q = erfc^(-1/16) a polynomial with q(0) = 1 (absolute error of erf: an error d of q
+# costs 16 erfc(x) d / q in erf, which is why the split sits where erfc < 1/13).
+ERF_SPLIT = mp.mpf("1.26")
+fit("erf small: erf(x) = x + x P(x^2)", mp.erf, mp.erf, [1, 3, 5, 7, 9, 11, 13, 15],
+    lambda x: x, mp.mpf(0), ERF_SPLIT)
+fit("erf big: erfc(x)^(-1/16) = 1 + x Q(x)", lambda x: mp.erfc(x)**(-mp.mpf(1) / 16),
+    lambda x: mp.erfc(x)**(-mp.mpf(1) / 16) / (16 * mp.erfc(x)), [1, 2, 3, 4, 5, 6, 7],
+    lambda x: 1, ERF_SPLIT, mp.mpf("3.92"))
