@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
+import ptx_sync_check  # noqa: E402
 
 ALL_X86 = ["sse4-i32x4", "avx2-i32x8", "avx2-i32x16", "avx512skx-x16"]
 DEFAULT_ISPC = "/work/shared/ispc/ispc"
@@ -608,12 +609,35 @@ def gpu_prepare(a, features):
             rejected.update(spmd_fails)
     with open(os.path.join(out, "rejected.json"), "w") as f:
         json.dump(rejected, f, indent=1)
+    # No GPU needed for this oracle: a warp-synchronous instruction under divergent
+    # control (ptx_sync_check.py) is a hang or a wrong vote waiting to happen.
+
+    suspects = {}
+    for name in sorted(os.listdir(out)):
+        if name.endswith(".ptx"):
+            for fn, blocks in ptx_sync_check.functions(os.path.join(out, name)):
+                found = ptx_sync_check.check_function(blocks)
+                found.sort(key=lambda f: f[4])  # sure cases first
+                m = re.match(r"s(\d+)_", fn)
+                if found and m:
+                    label, branch, meet, syncs, unsure = found[0]
+                    suspects.setdefault(int(m.group(1)), "%s%s: %s reaches %s" % (
+                        "(unsure) " if unsure else "", fn, re.sub(r"\s+", " ", branch),
+                        re.sub(r"\s+", " ", syncs[0][1])))
+    with open(os.path.join(out, "ptx-sync.txt"), "w") as f:
+        f.write("".join("%d %s\n" % kv for kv in sorted(suspects.items())))
     ready = len(os.listdir(os.path.join(out, "expected")))
     print("difftest: GPU batch in %s: %d programs ready, %d left out (rejected.json)" % (
         out, ready, len(rejected)))
     for s, why in sorted(rejected.items()):
         print("  seed %d: %s" % (s, why[:160]))
-    return 0
+    sure = {s: why for s, why in suspects.items() if not why.startswith("(unsure)")}
+    print("difftest: PTX check (ptx_sync_check.py): %d programs with a warp-synchronous "
+          "instruction under divergent control, %d more unsure (ptx-sync.txt)" % (
+              len(sure), len(suspects) - len(sure)))
+    for s, why in sorted(sure.items()):
+        print("  seed %d: %s" % (s, why[:200]))
+    return 1 if sure else 0
 
 
 def gpu_compare(a):
