@@ -30,13 +30,23 @@ void OpLowering::binary(ir::Op &O) {
       return B.CreateFCmp(FP, L, R);
     return B.CreateICmp(Signed ? SP : UP, L, R);
   };
-  // Integer division traps on x86 for a zero divisor, also in lanes that are
-  // off: give inactive garbage lanes a divisor of one.
+  // Integer division traps on x86 for a zero divisor and for INT_MIN / -1, also
+  // in lanes that are off (a vector division is scalarized lane by lane): give
+  // those lanes a divisor of one. An active lane's INT_MIN / -1 then wraps to
+  // INT_MIN (remainder 0), the two's-complement result, where C leaves it undefined.
   auto SafeDivisor = [&]() -> llvm::Value * {
     if (!R->getType()->isVectorTy())
       return R;
-    llvm::Value *Zero = B.CreateICmpEQ(R, llvm::Constant::getNullValue(R->getType()));
-    return B.CreateSelect(Zero, llvm::ConstantInt::get(R->getType(), 1), R);
+    llvm::Type *Ty = R->getType();
+    llvm::Value *Trap = B.CreateICmpEQ(R, llvm::Constant::getNullValue(Ty));
+    if (Signed) {
+      unsigned Bits = Ty->getScalarSizeInBits();
+      llvm::Value *Overflow =
+          B.CreateAnd(B.CreateICmpEQ(R, llvm::Constant::getAllOnesValue(Ty)),
+                      B.CreateICmpEQ(L, llvm::ConstantInt::get(Ty, llvm::APInt::getSignedMinValue(Bits))));
+      Trap = B.CreateOr(Trap, Overflow);
+    }
+    return B.CreateSelect(Trap, llvm::ConstantInt::get(Ty, 1), R);
   };
   llvm::Value *Res = nullptr;
   switch (O.BinOp) {

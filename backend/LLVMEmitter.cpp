@@ -194,6 +194,7 @@ private:
   llvm::Function *declareFunction(ir::Function &F);
   void defineExportWrapper(ir::Function &F);
   void defineKernel(ir::Function &F);
+  void describeEntry(llvm::Function &Entry, ir::Function &F);
 };
 
 } // namespace
@@ -226,6 +227,8 @@ std::unique_ptr<llvm::Module> ModuleEmitter::run() {
     else if (F->flags().Export)
       defineExportWrapper(*F);
   }
+  if (Debug)
+    Debug->finalize();
   if (Diags.hasErrors())
     return nullptr;
   std::string Err;
@@ -273,7 +276,9 @@ llvm::Constant *ModuleEmitter::globalInitializer(ir::Global &G, bool WithFunctio
   llvm::Constant *Init = G.InitInt.empty() || (!G.InitFuncs.empty() && !WithFunctions)
                              ? llvm::Constant::getNullValue(T)
                              : constantInit(G, T);
-  if (isPerLaneGlobal(G))
+  if (isPerLaneGlobal(G) && G.PerLaneInit)
+    Init = constantInit(G, llvm::ArrayType::get(T, W)); // lane by lane
+  else if (isPerLaneGlobal(G))
     Init = llvm::ConstantArray::get(llvm::ArrayType::get(T, W),
                                     std::vector<llvm::Constant *>(W, Init));
   return Init;
@@ -348,8 +353,14 @@ llvm::Constant *ModuleEmitter::constantInit(ir::Global &G, llvm::Type *T) {
         Fields.push_back(Build(FT));
       return llvm::ConstantStruct::get(ST, Fields);
     }
-    if (auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Ty))
-      return llvm::ConstantVector::getSplat(VT->getElementCount(), Build(VT->getElementType()));
+    if (auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Ty)) {
+      if (!G.PerLaneInit)
+        return llvm::ConstantVector::getSplat(VT->getElementCount(), Build(VT->getElementType()));
+      std::vector<llvm::Constant *> Lanes;
+      for (unsigned I = 0; I < VT->getNumElements(); ++I)
+        Lanes.push_back(Build(VT->getElementType()));
+      return llvm::ConstantVector::get(Lanes);
+    }
     size_t I = Next < G.InitInt.size() ? Next++ : G.InitInt.size();
     if (auto F = G.InitFuncs.find(I); F != G.InitFuncs.end() && Ty->isPointerTy())
       return Functions[F->second];
@@ -393,6 +404,17 @@ llvm::Function *ModuleEmitter::declareFunction(ir::Function &F) {
   return LF;
 }
 
+/// With -g, an entry (the C wrapper, the kernel) is described as the function it enters:
+/// the body inlined into it keeps its lines. Without, the builder carries no location.
+void ModuleEmitter::describeEntry(llvm::Function &Entry, ir::Function &F) {
+  if (!Debug) {
+    B.SetCurrentDebugLocation(llvm::DebugLoc());
+    return;
+  }
+  llvm::DISubprogram *SP = Debug->describeFunction(Entry, F.Name, F.Loc);
+  B.SetCurrentDebugLocation(Debug->location(SP, F.Loc));
+}
+
 void ModuleEmitter::defineExportWrapper(ir::Function &F) {
   // The C entry: same parameters minus the mask, all lanes on.
   llvm::Function *Masked = Functions[&F];
@@ -406,6 +428,7 @@ void ModuleEmitter::defineExportWrapper(ir::Function &F) {
   auto *FT = llvm::FunctionType::get(RetTy, Params, false);
   auto *C = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage, F.Symbol, *Mod);
   B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", C));
+  describeEntry(*C, F);
   std::vector<llvm::Value *> Args = {llvm::ConstantInt::getTrue(maskType())};
   for (size_t I = 1; I < F.Params.size(); ++I) {
     llvm::Value *A = C->getArg(I - 1);
@@ -447,6 +470,7 @@ void ModuleEmitter::defineKernel(ir::Function &F) {
   Body->setName(F.Symbol + "___body");
   Body->setLinkage(llvm::GlobalValue::InternalLinkage);
   B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", K));
+  describeEntry(*K, F);
   std::vector<llvm::Value *> Args = {B.getTrue()};
   for (size_t I = 1; I < F.Params.size(); ++I) {
     K->getArg(I - 1)->setName(F.Params[I]->NameHint);
@@ -462,8 +486,13 @@ void ModuleEmitter::defineKernel(ir::Function &F) {
 
 std::unique_ptr<llvm::Module> emitLLVM(ir::Module &M, const TargetInfo &Target,
                                        llvm::TargetMachine &TM, llvm::LLVMContext &Ctx,
-                                       DiagnosticEngine &Diags) {
-  return emitter::ModuleEmitter(M, Target, TM, Ctx, Diags).run();
+                                       DiagnosticEngine &Diags, const DebugInfoOptions &Debug,
+                                       const std::string &MainFile) {
+  emitter::ModuleEmitter Emitter(M, Target, TM, Ctx, Diags);
+  if (Debug.Enabled)
+    Emitter.Debug = std::make_unique<emitter::DebugInfoEmitter>(*Emitter.Mod, Debug,
+                                                                 Target.isGPU(), MainFile);
+  return Emitter.run();
 }
 
 } // namespace spmdc

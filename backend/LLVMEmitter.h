@@ -1,6 +1,8 @@
 // SPMD IR (after the divergence transform) -> LLVM IR for one target.
 #pragma once
 
+#include "backend/DebugInfo.h"
+
 #include <memory>
 
 namespace llvm {
@@ -27,8 +29,10 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetInfo &Targe
 /// masks `<W x i1>`; each function takes its mask first; an `export` function
 /// `f` becomes an internal masked `f___masked` plus a C-ABI `f` that calls it
 /// with all lanes on. Unsupported constructs are reported; the result is then null.
+/// With `Debug.Enabled`, line tables for `MainFile`'s functions (backend/DebugInfo.h).
 std::unique_ptr<llvm::Module> emitLLVM(ir::Module &M, const TargetInfo &Target,
                                        llvm::TargetMachine &TM, llvm::LLVMContext &Ctx,
-                                       DiagnosticEngine &Diags);
+                                       DiagnosticEngine &Diags, const DebugInfoOptions &Debug = {},
+                                       const std::string &MainFile = "");
 
 } // namespace spmdc

@@ -1,6 +1,7 @@
 // Private to the LLVM emitter: state shared by LLVMEmitter.cpp and *Lowering.cpp; OpLowering.
 #pragma once
 
+#include "backend/DebugInfo.h"
 #include "backend/LaneOps.h"
 #include "backend/WarpFrames.h"
 #include "frontend/AST.h"
@@ -58,6 +59,7 @@ struct ModuleState {
   std::unique_ptr<LaneOps> Lanes;
   WarpFrameLayout WarpFrames;
   std::map<std::string, llvm::Value *> CStrings; ///< print/assert texts on NVPTX
+  std::unique_ptr<DebugInfoEmitter> Debug; ///< null without -g
   llvm::GlobalVariable *WarpFramesGV = nullptr;
   std::map<ir::Function *, llvm::Function *> TaskEntries;
   std::map<ir::Function *, llvm::Function *> Functions;
@@ -186,6 +188,7 @@ private:
   // The function being lowered.
   llvm::Function *Fn = nullptr;
   ir::Function *CurIR = nullptr;
+  llvm::DISubprogram *CurSubprogram = nullptr; ///< -g: CurIR's, null for the library's
   llvm::BasicBlock *AllocaIP = nullptr;
   llvm::Value *WarpRegion = nullptr;  ///< this warp's frames in the current function (NVPTX)
   llvm::Value *LaunchGroup = nullptr; ///< the current function's launch group slot

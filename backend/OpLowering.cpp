@@ -23,6 +23,11 @@ void OpLowering::defineFunction(ir::Function &F) {
   auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", Fn);
   AllocaIP = Entry;
   B.SetInsertPoint(Entry);
+  // -g describes the user's functions; the library's inline into them unlined.
+  CurSubprogram = State.Debug && !F.IsStdlib ? State.Debug->describeFunction(*Fn, F.Name, F.Loc)
+                                             : nullptr;
+  B.SetCurrentDebugLocation(CurSubprogram ? llvm::DebugLoc(State.Debug->location(CurSubprogram, F.Loc))
+                                          : llvm::DebugLoc());
   WarpRegion = WarpFrames.HasSlots.count(&F) ? warpRegion() : nullptr;
   for (size_t I = 0; I < F.Params.size(); ++I) {
     Values[F.Params[I].get()] = Fn->getArg(I);
@@ -103,6 +108,9 @@ llvm::Value *OpLowering::toMemory(llvm::Value *V, const Type *T) {
 }
 
 void OpLowering::op(ir::Op &O) {
+  // An op without a position (made by a transform) keeps the previous one's.
+  if (CurSubprogram && O.Loc.isValid())
+    B.SetCurrentDebugLocation(State.Debug->location(CurSubprogram, O.Loc));
   switch (O.Code) {
   case OpCode::ConstInt: {
     llvm::Type *T = llvmType(O.result()->Ty);

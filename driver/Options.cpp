@@ -257,6 +257,7 @@ llvm::Expected<CompilerOptions> parseCommandLine(int Argc, const char *const *Ar
       if (V != "2" && V != "3" && V != "4" && V != "5")
         return fail("--dwarf-version=" + V + ": expected 2, 3, 4 or 5");
       O.DebugInfo = true;
+      O.DwarfVersion = static_cast<unsigned>(std::stoul(V));
     })
     TRY_VALUE("--force-alignment", {
       unsigned N;
@@ -390,7 +391,8 @@ void printHelp(llvm::raw_ostream &OS) {
         "code generation:\n"
         "  -O0 .. -O3, -O      optimization level (default -O2; -O is -O2)\n"
         "  -g, --dwarf-version=<n>\n"
-        "                      accepted; no debug information is written yet\n"
+        "                      line tables (DWARF <n>, default 4): source lines for\n"
+        "                      debuggers and perf; NVPTX: .loc lines, as nvcc -lineinfo\n"
         "  --opt=disable-fma   NVPTX: do not contract a*b+c into fma (the default there, as\n"
         "                      nvcc); x86 targets never contract, so all agree bit for bit\n"
         "  --opt=fast-math[:legacy|balanced|aggressive]\n"

@@ -34,7 +34,8 @@ struct CompilerOptions {
   /// dispatching one, driver/MultiTarget.cpp).
   std::string Target = "host";
   unsigned OptLevel = 2;
-  bool DebugInfo = false;
+  bool DebugInfo = false;     ///< -g: line tables (backend/DebugInfo.h)
+  unsigned DwarfVersion = 4; ///< --dwarf-version
   bool DisableFMA =
       false; ///< --opt=disable-fma: no a*b+c contraction on NVPTX (x86 never contracts)
   bool SyntaxOnly = false;

@@ -376,7 +376,8 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   if (!TM)
     return 1;
   llvm::LLVMContext LLVMCtx;
-  std::unique_ptr<llvm::Module> LM = emitLLVM(*IRM, *Target, *TM, LLVMCtx, Diags);
+  std::unique_ptr<llvm::Module> LM =
+      emitLLVM(*IRM, *Target, *TM, LLVMCtx, Diags, {Opts.DebugInfo, Opts.DwarfVersion}, Opts.Input);
   if (!LM)
     return 1;
   if (!Target->isGPU()) {

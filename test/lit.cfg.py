@@ -28,6 +28,9 @@ ispc = os.environ.get("ISPC") or os.path.join(os.path.dirname(config.spmdc_src_r
 if os.path.isfile(ispc) and os.access(ispc, os.X_OK):
     config.available_features.add("ispc")
     config.substitutions.append(("%ispc", ispc))
+# gdb, for the tests of -g's line tables in a debugger.
+if shutil.which("gdb"):
+    config.available_features.add("gdb")
 if os.path.exists(config.fuzzer_path):
     config.available_features.add("fuzzer")
     config.substitutions.append(("%fuzzer", config.fuzzer_path))
