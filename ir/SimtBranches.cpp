@@ -36,22 +36,6 @@ bool isThreadLocalHook(const std::string &N) {
          N.rfind("spmd_nvptx_", 0) == 0;
 }
 
-/// Atomics with a varying operand and memcpy/memset/memmove to a varying
-/// address: each active lane does its own (backend/StdlibHooks.cpp's
-/// perLane), which a running thread does alone. Otherwise they elect one lane
-/// by a ballot.
-bool isPerLaneMemoryHook(const Op &Call) {
-  const std::string &N = Call.Callee->Name;
-  if (N.rfind("memcpy", 0) == 0 || N.rfind("memmove", 0) == 0 || N.rfind("memset", 0) == 0)
-    return !Call.Operands.empty() && Call.Operands[0]->isVarying();
-  if (N.rfind("atomic_", 0) != 0 || N.size() < 7 || N.compare(N.size() - 7, 7, "_global") != 0)
-    return false;
-  for (const Value *A : Call.Operands)
-    if (A->isVarying())
-      return true;
-  return false;
-}
-
 /// The op that defines an address, through element/field steps and pointer casts.
 const Op *addressRoot(const Value *Addr) {
   while (Addr->Def && (Addr->Def->Code == OpCode::ElementAddr ||
@@ -252,8 +236,12 @@ private:
         return false; // a varying function pointer is called lane group by lane group
       if (O.Callee->Body)
         return O.Callee == S.Self || functionIsClean(*O.Callee);
+      // Not the per-lane memory hooks (atomics with a varying operand, memcpy to
+      // varying addresses): the back end ends them with bar.warp.sync over the
+      // whole warp, so that every lane sees what one lane wrote, and a thread
+      // of a SIMT region would wait there for threads on another path.
       return O.Callee->IsStdlib &&
-             (isThreadLocalHook(O.Callee->Name) || isPerLaneMemoryHook(O) ||
+             (isThreadLocalHook(O.Callee->Name) ||
               (O.Callee->Name == "popcnt" && O.Operands.size() == 1 &&
                !O.Operands[0]->Ty->isBool())); // a bit count, not a vote
     case OpCode::Load: {

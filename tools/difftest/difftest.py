@@ -14,6 +14,7 @@ usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J] [--batc
                    [--targets t1,t2] [--every-target] [--features a,b] [--no-features c,d]
        difftest.py --reproduce SEED [--target T]   (one seed, verbose)
        difftest.py --gpu-prepare DIR --count N [--batch B]   (a GPU batch, gang 32)
+       difftest.py --gpu-prepare DIR --gpu-ablate SEED        (SEED less one statement each)
        difftest.py --gpu-compare DIR GPU_OUT                  (its results, run.sh's gpu.out)
 
 --batch B puts B programs in one file (names prefixed s<seed>_), compiled once per
@@ -37,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
+import ptx_sync_check  # noqa: E402
 
 ALL_X86 = ["sse4-i32x4", "avx2-i32x8", "avx2-i32x16", "avx512skx-x16"]
 DEFAULT_ISPC = "/work/shared/ispc/ispc"
@@ -46,8 +48,8 @@ RUN_TIMEOUT = 20
 
 
 class Tools:
-    def __init__(self, spmdc, ispc, workdir):
-        self.spmdc, self.ispc = spmdc, ispc
+    def __init__(self, spmdc, ispc, workdir, ispc_opt="-O2"):
+        self.spmdc, self.ispc, self.ispc_opt = spmdc, ispc, ispc_opt
         self.driver_obj = os.path.join(workdir, "driver.o")
         if not os.path.exists(self.driver_obj):
             subprocess.run([CXX, "-O1", "-c", os.path.join(HERE, "driver.cpp"), "-o",
@@ -59,7 +61,7 @@ def compile_cmd(tools, compiler, target, src, obj):
         # NVPTX contracts a*b+c by default; x86 (and ISPC with disable-fma) does not.
         fma = ["--opt=disable-fma"] if target.startswith("nvptx") else []
         return [tools.spmdc, "--target=" + target, "-O2"] + fma + [src, "-o", obj]
-    return [tools.ispc, "--target=" + target, "-O2", "--opt=disable-fma", "--pic", "--woff", src,
+    return [tools.ispc, "--target=" + target, tools.ispc_opt, "--opt=disable-fma", "--pic", "--woff", src,
             "-o", obj]
 
 
@@ -253,7 +255,7 @@ def check_seed(args_tuple):
     lower_priority()
     work = tempfile.mkdtemp(prefix="difftest-%d-" % seed)
     try:
-        tools = Tools(tools_paths[0], tools_paths[1], work)
+        tools = Tools(*tools_paths[:2], work, *tools_paths[2:])
         runner = X86Runner(tools)
         g = gen.generate(seed, features)
         text = gen.render(g)
@@ -432,7 +434,7 @@ def check_batch(args_tuple):
     lower_priority()
     work = tempfile.mkdtemp(prefix="difftest-batch-%d-" % seeds[0])
     try:
-        builder = BatchBuilder(Tools(tools_paths[0], tools_paths[1], work), work)
+        builder = BatchBuilder(Tools(*tools_paths[:2], work, *tools_paths[2:]), work)
         gens = [gen.generate(s, features, prefix="s%d_" % s) for s in seeds]
         results = {s: {} for s in seeds}
         for target in targets:
@@ -469,27 +471,100 @@ GPU_RUN_SCRIPT = """#!/bin/sh
 # On the GPU machine: builds the driver, assembles the chunks (ptxas, in parallel)
 # and runs every program of every complete chunk (one with a .seeds file);
 # all outputs into $1/gpu.out, errors into $1/gpu.err (default: this directory).
+# Each program is bounded (difftest-gpu --timeout, ${DIFFTEST_GPU_TIMEOUT:-10} s): a program
+# that hangs or faults ends the driver's process (and with it the context and
+# the kernel); the line `hang S` or `fault S` stays in gpu.out and the driver
+# starts again, in a fresh process, on the programs after S.
 cd "$(dirname "$0")" && out="${1:-$PWD}" && mkdir -p "$out" || exit 1
-nvcc -O2 -o difftest-gpu gpu_driver.cpp spmdc_cuda.c -I. -lcuda || exit 1
-ls chunk-*.seeds | sed 's/seeds$/ptx/' | xargs -P "$(nproc)" -I{} ptxas -arch=sm_90 {} -o {}.cubin || exit 1
+# What a previous run built is kept (the driver, each chunk's cubin).
+[ -x difftest-gpu ] || nvcc -O2 -o difftest-gpu gpu_driver.cpp spmdc_cuda.c -I. -lcuda || exit 1
+for s in chunk-*.seeds; do [ -e "${s%.seeds}.ptx.cubin" ] || echo "${s%.seeds}.ptx"; done |
+  xargs -r -P "$(nproc)" -I{} ptxas -arch=sm_90 {} -o {}.cubin || exit 1
 : > "$out/gpu.out"; : > "$out/gpu.err"
+limit="${DIFFTEST_GPU_TIMEOUT:-10}"
 for s in chunk-*.seeds; do
   echo "chunk ${s%.seeds}" >> "$out/gpu.err"
-  ./difftest-gpu "${s%.seeds}.ptx.cubin" $(cat "$s") >> "$out/gpu.out" 2>> "$out/gpu.err"
+  rest=$(cat "$s")
+  while [ -n "$rest" ]; do
+    # The outer bound is for a driver that cannot even exit.
+    timeout -s KILL $((60 + 2 * limit * $(echo $rest | wc -w))) \\
+      ./difftest-gpu --timeout "$limit" "${s%.seeds}.ptx.cubin" $rest > part.out 2>> "$out/gpu.err"
+    rc=$?
+    cat part.out >> "$out/gpu.out"
+    [ $rc -eq 0 ] && break
+    last=$(sed -n 's/^seed //p' part.out | tail -1)
+    if [ -z "$last" ] || grep -qx "end $last" part.out; then
+      echo "chunk ${s%.seeds}: the driver failed outside a program (status $rc)" >> "$out/gpu.err"
+      break
+    fi
+    grep -qE "^(hang|fault) $last\\$" part.out || echo "lost $last" >> "$out/gpu.out"
+    echo "seed $last: status $rc; the rest of the chunk runs again" >> "$out/gpu.err"
+    rest=$(echo $rest | tr ' ' '\\n' | awk -v s="$last" 'after; $0 == s { after = 1 }' | tr '\\n' ' ')
+    rest=$(echo $rest)
+  done
 done
-echo "ran $(cat chunk-*.seeds | wc -w) programs"
+rm -f part.out
+echo "ran $(cat chunk-*.seeds | wc -w) programs; $(grep -cE '^(hang|fault|lost) ' "$out/gpu.out") hung, faulted or lost"
 """
+
+
+def removable_nodes(g):
+    """Every statement of g that the shrinker may delete, depth first, with the
+    list that holds it."""
+    found = []
+
+    def walk(lst):
+        for node in lst:
+            if node.removable:
+                found.append((lst, node))
+            for _, body, _ in node.blocks:
+                walk(body)
+    for fn in [g.entry] + list(g.helpers):
+        walk(fn.body)
+    return found
+
+
+ABLATION_IDS = 1000  # variant k of seed S is program S * 1000 + k (k = 0: S unchanged)
+
+
+def gpu_program(program_id, features, ablated_seed=None):
+    """Program `program_id` of a GPU batch (gang 32): seed program_id, or, in an
+    ablation batch (--gpu-ablate), the seed's program less its removable
+    statement number program_id % ABLATION_IDS - 1 (depth first)."""
+    seed = ablated_seed if ablated_seed is not None else program_id
+    g = gen.generate(seed, features, prefix="s%d_" % program_id, max_gang=32)
+    g.seed = program_id
+    if ablated_seed is not None and program_id % ABLATION_IDS:
+        lst, node = removable_nodes(g)[program_id % ABLATION_IDS - 1]
+        lst.remove(node)
+    return g
+
+
+def gpu_ablations(seed, features):
+    """{program id: the first line of the statement its program lacks}, the
+    program itself (id seed * ABLATION_IDS) included."""
+    g = gen.generate(seed, features, max_gang=32)
+    nodes = removable_nodes(g)
+    if len(nodes) >= ABLATION_IDS or seed * ABLATION_IDS + len(nodes) >= 2 ** 31:
+        raise SystemExit("difftest: seed %d has too many statements (or too large a number) "
+                         "for an ablation batch" % seed)
+    out = {seed * ABLATION_IDS: "(nothing: the program as generated)"}
+    for k, (_, node) in enumerate(nodes, 1):
+        lines = []
+        node.render(lines, 0)
+        out[seed * ABLATION_IDS + k] = (lines[0].strip() if lines else "(empty)")[:160]
+    return out
 
 
 def gpu_chunk(args_tuple):
     """Builds one chunk of a GPU batch: ISPC's 32-wide x86 outputs (the
     reference) and spmdc's PTX of the programs ISPC and spmdc both compile."""
-    k, seeds, features, tools_paths, out_dir = args_tuple
+    k, seeds, features, tools_paths, out_dir, ablated_seed = args_tuple
     lower_priority()
     work = tempfile.mkdtemp(prefix="difftest-gpu-%d-" % seeds[0])
     try:
-        builder = BatchBuilder(Tools(tools_paths[0], tools_paths[1], work), work)
-        gens = [gen.generate(s, features, prefix="s%d_" % s, max_gang=32) for s in seeds]
+        builder = BatchBuilder(Tools(*tools_paths[:2], work, *tools_paths[2:]), work)
+        gens = [gpu_program(s, features, ablated_seed) for s in seeds]
         ref, ref_fails = builder.outputs("ispc", GPU_REFERENCE_TARGET, gens)
         gens = [g for g in gens if g.seed in ref]
         ptx, spmd_fails = builder.compiled("spmdc", "nvptx-sm_90", gens, "ptx")
@@ -517,9 +592,16 @@ def gpu_prepare(a, features):
     with open(os.path.join(out, "run.sh"), "w") as f:
         f.write(GPU_RUN_SCRIPT)
     chunk = a.batch or 50
-    seeds = list(range(a.seed_start, a.seed_start + a.count))
-    jobs = [(k, seeds[i:i + chunk], features, (a.spmdc, a.ispc), out)
-            for k, i in enumerate(range(0, len(seeds), chunk))]
+    if a.gpu_ablate is not None:
+        # One GPU run then tells which statements a hang or a difference needs.
+        names = gpu_ablations(a.gpu_ablate, features)
+        seeds = sorted(names)
+        with open(os.path.join(out, "ablations.txt"), "w") as f:
+            f.write("".join("%d lacks: %s\n" % kv for kv in sorted(names.items())))
+    else:
+        seeds = list(range(a.seed_start, a.seed_start + a.count))
+    jobs = [(k, seeds[i:i + chunk], features, (a.spmdc, a.ispc, "-O" + a.ispc_opt), out,
+             a.gpu_ablate) for k, i in enumerate(range(0, len(seeds), chunk))]
     rejected = {}
     with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as pool:
         for ispc_fails, spmd_fails in pool.map(gpu_chunk, jobs):
@@ -527,12 +609,35 @@ def gpu_prepare(a, features):
             rejected.update(spmd_fails)
     with open(os.path.join(out, "rejected.json"), "w") as f:
         json.dump(rejected, f, indent=1)
+    # No GPU needed for this oracle: a warp-synchronous instruction under divergent
+    # control (ptx_sync_check.py) is a hang or a wrong vote waiting to happen.
+
+    suspects = {}
+    for name in sorted(os.listdir(out)):
+        if name.endswith(".ptx"):
+            for fn, blocks in ptx_sync_check.functions(os.path.join(out, name)):
+                found = ptx_sync_check.check_function(blocks)
+                found.sort(key=lambda f: f[4])  # sure cases first
+                m = re.match(r"s(\d+)_", fn)
+                if found and m:
+                    label, branch, meet, syncs, unsure = found[0]
+                    suspects.setdefault(int(m.group(1)), "%s%s: %s reaches %s" % (
+                        "(unsure) " if unsure else "", fn, re.sub(r"\s+", " ", branch),
+                        re.sub(r"\s+", " ", syncs[0][1])))
+    with open(os.path.join(out, "ptx-sync.txt"), "w") as f:
+        f.write("".join("%d %s\n" % kv for kv in sorted(suspects.items())))
     ready = len(os.listdir(os.path.join(out, "expected")))
     print("difftest: GPU batch in %s: %d programs ready, %d left out (rejected.json)" % (
         out, ready, len(rejected)))
     for s, why in sorted(rejected.items()):
         print("  seed %d: %s" % (s, why[:160]))
-    return 0
+    sure = {s: why for s, why in suspects.items() if not why.startswith("(unsure)")}
+    print("difftest: PTX check (ptx_sync_check.py): %d programs with a warp-synchronous "
+          "instruction under divergent control, %d more unsure (ptx-sync.txt)" % (
+              len(sure), len(suspects) - len(sure)))
+    for s, why in sorted(sure.items()):
+        print("  seed %d: %s" % (s, why[:200]))
+    return 1 if sure else 0
 
 
 def gpu_compare(a):
@@ -541,7 +646,10 @@ def gpu_compare(a):
     d, outs = a.gpu_compare
     counts = {"same": 0, "different": 0, "no output": 0}
     with open(outs) as f:
-        got, _ = parse_batch_output(f.read())
+        text = f.read()
+    got, _ = parse_batch_output(text)
+    # run.sh's watchdog: `hang S`, `fault S`, or `lost S` (the driver died in S).
+    ended = {int(m.group(2)): m.group(1) for m in re.finditer(r"^(hang|fault|lost) (\d+)$", text, re.M)}
     for name in sorted(os.listdir(d)):
         if not name.endswith(".seeds"):
             continue
@@ -552,7 +660,10 @@ def gpu_compare(a):
                 want = f.read()
             if s not in got:
                 counts["no output"] += 1
-                print("seed %d: no GPU output (%s)" % (s, name))
+                print("seed %d: no GPU output (%s): %s" % (s, name, {
+                    "hang": "a hang (still running after run.sh's timeout)",
+                    "fault": "the kernel failed (gpu.err says how)",
+                    "lost": "the driver died in it"}.get(ended.get(s), "not run")))
             elif got[s] != want:
                 counts["different"] += 1
                 print("seed %d: GPU differs from ISPC %s: %s" % (
@@ -591,6 +702,9 @@ def main():
     ap.add_argument("--no-features", default="")
     ap.add_argument("--spmdc", default=os.path.join(ROOT, "build", "bin", "spmdc"))
     ap.add_argument("--ispc", default=os.environ.get("ISPC", DEFAULT_ISPC))
+    ap.add_argument("--ispc-opt", default="2", choices=["1", "2"],
+                    help="the oracle's optimization level: ISPC's results do not depend on it, "
+                         "and -O1 costs about half of -O2's compile time")
     ap.add_argument("--findings", default=os.path.join(HERE, "findings"))
     ap.add_argument("--reduce-seconds", type=float, default=300)
     ap.add_argument("--json", help="write the per-seed results here")
@@ -604,21 +718,25 @@ def main():
                     help="write a GPU batch of --count programs (gang 32) to DIR: spmdc's PTX, "
                          "ISPC's %s outputs, the driver and run.sh for the GPU machine"
                          % GPU_REFERENCE_TARGET)
+    ap.add_argument("--gpu-ablate", type=int, metavar="SEED",
+                    help="with --gpu-prepare: a batch of SEED's program and, for each of its "
+                         "removable statements, the program less that statement "
+                         "(ablations.txt), to shrink a GPU finding in one GPU run")
     ap.add_argument("--gpu-compare", nargs=2, metavar=("DIR", "GPU_OUT"),
                     help="compare the outputs run.sh wrote (gpu.out) with DIR's")
     a = ap.parse_args()
 
+    if a.gpu_compare:  # needs no ISPC: the expected outputs are in DIR
+        return gpu_compare(a)
     if not os.path.exists(a.ispc):
         print("difftest: no ISPC at %s (set --ispc or $ISPC): skipped" % a.ispc)
         return 0
     features = gen.features_from(a.features, a.no_features)
-    if a.gpu_compare:
-        return gpu_compare(a)
     if a.gpu_prepare:
         return gpu_prepare(a, features)
     if a.reproduce is not None:
         work = tempfile.mkdtemp(prefix="difftest-repro-")
-        runner = X86Runner(Tools(a.spmdc, a.ispc, work))
+        runner = X86Runner(Tools(a.spmdc, a.ispc, work, "-O" + a.ispc_opt))
         src = os.path.join(work, "prog.ispc")
         with open(src, "w") as f:
             f.write(gen.render(gen.generate(a.reproduce, features)))
@@ -639,13 +757,13 @@ def main():
             while len(pending) < a.jobs * 2 and seed < end_seed and not out_of_time:
                 if a.batch:
                     seeds = list(range(seed, min(seed + a.batch, end_seed)))
-                    job = (seeds, targets, features, (a.spmdc, a.ispc), a.findings,
+                    job = (seeds, targets, features, (a.spmdc, a.ispc, "-O" + a.ispc_opt), a.findings,
                            a.reduce_seconds)
                     pending.add(pool.submit(check_batch, job))
                     seed += len(seeds)
                     continue
                 seed_targets = targets if a.every_target else [targets[seed % len(targets)]]
-                job = (seed, seed_targets, features, (a.spmdc, a.ispc), a.findings, a.reduce_seconds)
+                job = (seed, seed_targets, features, (a.spmdc, a.ispc, "-O" + a.ispc_opt), a.findings, a.reduce_seconds)
                 pending.add(pool.submit(check_seed_list, job))
                 seed += 1
             if not pending:

@@ -18,9 +18,10 @@ No undefined behaviour, by construction:
     varying control flow), whose every lane is defined; reductions read active
     lanes only, so they may go anywhere;
   * float values never reach a float->int conversion out of range (f2i guards it),
-    NaNs are hashed as one canonical NaN, and no floating operation is left whose
-    result depends on contraction or association order (no float reductions by
-    add, x86 spmdc never contracts, ISPC runs with --opt=disable-fma).
+    NaNs are hashed as one canonical NaN, a float reduce_min/max's zero is made
+    +0 (the sign of min(+0, -0) is unspecified), and no floating operation is left
+    whose result depends on contraction or association order (no float reductions
+    by add, x86 spmdc never contracts, ISPC runs with --opt=disable-fma).
 
 usage: gen.py SEED [--features=a,b,...] [--no-features=a,b]  (prints the program)
 """
@@ -474,6 +475,10 @@ class Generator:
         a = self.expr(ctx, rt, False, depth + 1)
         if op == "reduce_equal":
             return self.conv("reduce_equal(%s)" % a, "bool", t)
+        if rt in FLOAT_TYPES:
+            # Which zero the min or max of +0 and -0 is, neither compiler promises
+            # (decisions.md): + 0 makes a -0 result +0 and changes nothing else.
+            return self.conv("(%s(%s) + (%s)0)" % (op, a, rt), rt, t)
         return self.conv("%s(%s)" % (op, a), rt, t)
 
     def call_expr(self, ctx, uniform, depth):

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "inputs.h"
@@ -27,13 +29,42 @@
     }                                                                                              \
   } while (0)
 
+namespace {
+enum class Ending { Done, Fault, Hang };
+
+// Waits for the launched program, at most TimeoutSeconds.
+Ending waitForProgram(double TimeoutSeconds) {
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(TimeoutSeconds);
+  for (;;) {
+    CUresult R = cuStreamQuery(nullptr);
+    if (R == CUDA_SUCCESS)
+      return Ending::Done;
+    if (R != CUDA_ERROR_NOT_READY) {
+      const char *S = "?";
+      cuGetErrorString(R, &S);
+      std::fprintf(stderr, "the program failed: %s\n", S);
+      return Ending::Fault;
+    }
+    if (std::chrono::steady_clock::now() > Deadline)
+      return Ending::Hang;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+} // namespace
+
 int main(int Argc, char **Argv) {
-  if (Argc < 3) {
-    std::fprintf(stderr, "usage: %s MODULE SEED...\n", Argv[0]);
+  double TimeoutSeconds = 10;
+  int First = 1;
+  if (Argc > 2 && std::string(Argv[1]) == "--timeout") {
+    TimeoutSeconds = std::atof(Argv[2]);
+    First = 3;
+  }
+  if (Argc < First + 2) {
+    std::fprintf(stderr, "usage: %s [--timeout SECONDS] MODULE SEED...\n", Argv[0]);
     return 2;
   }
   spmdc_cuda_module M;
-  if (spmdc_cuda_load_ptx_file(&M, 0, Argv[1]) != 0) {
+  if (spmdc_cuda_load_ptx_file(&M, 0, Argv[First]) != 0) {
     std::fprintf(stderr, "%s\n", spmdc_cuda_last_error());
     return 1;
   }
@@ -49,8 +80,11 @@ int main(int Argc, char **Argv) {
   CHECK(cuMemAlloc(&DInF, sizeof InF));
   CHECK(cuMemcpyHtoD(DIn, In, sizeof In));
   CHECK(cuMemcpyHtoD(DInF, InF, sizeof InF));
-  for (int A = 2; A < Argc; ++A) {
+  for (int A = First + 1; A < Argc; ++A) {
     int Seed = std::atoi(Argv[A]);
+    // First, so that whatever fails from here on is attributed to this program.
+    std::printf("seed %d\n", Seed);
+    std::fflush(stdout);
     std::string Name = "s" + std::to_string(Seed) + "_difftest";
     CUfunction K;
     CHECK(cuModuleGetFunction(&K, M.module, Name.c_str()));
@@ -58,18 +92,23 @@ int main(int Argc, char **Argv) {
     CHECK(cuMemcpyHtoD(DOut, Out.data(), Slots * sizeof(uint64_t)));
     int32_t Count = N;
     void *Args[] = {&DOut, &DIn, &DInF, &Count};
-    std::printf("seed %d\n", Seed);
-    std::fflush(stdout);
     if (spmdc_cuda_launch_warps(K, 1, 1, nullptr, Args) != 0) {
       std::fprintf(stderr, "%s\n", spmdc_cuda_last_error());
       return 1;
     }
-    CHECK(cuCtxSynchronize());
+    Ending E = waitForProgram(TimeoutSeconds);
+    if (E != Ending::Done) {
+      // A fault leaves the context unusable too: both end this process.
+      std::printf("%s %d\n", E == Ending::Hang ? "hang" : "fault", Seed);
+      std::fflush(stdout);
+      _exit(3); // without cleanup: the context goes with the process
+    }
     CHECK(cuMemcpyDtoH(Out.data(), DOut, Slots * sizeof(uint64_t)));
     for (int I = 0; I < Slots; ++I)
       if (Out[I] != Unwritten)
         std::printf("%d %016" PRIx64 "\n", I, Out[I]);
     std::printf("end %d\n", Seed);
+    std::fflush(stdout);
   }
   spmdc_cuda_unload(&M);
   return 0;
