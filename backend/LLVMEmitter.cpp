@@ -276,7 +276,9 @@ llvm::Constant *ModuleEmitter::globalInitializer(ir::Global &G, bool WithFunctio
   llvm::Constant *Init = G.InitInt.empty() || (!G.InitFuncs.empty() && !WithFunctions)
                              ? llvm::Constant::getNullValue(T)
                              : constantInit(G, T);
-  if (isPerLaneGlobal(G))
+  if (isPerLaneGlobal(G) && G.PerLaneInit)
+    Init = constantInit(G, llvm::ArrayType::get(T, W)); // lane by lane
+  else if (isPerLaneGlobal(G))
     Init = llvm::ConstantArray::get(llvm::ArrayType::get(T, W),
                                     std::vector<llvm::Constant *>(W, Init));
   return Init;
@@ -351,8 +353,14 @@ llvm::Constant *ModuleEmitter::constantInit(ir::Global &G, llvm::Type *T) {
         Fields.push_back(Build(FT));
       return llvm::ConstantStruct::get(ST, Fields);
     }
-    if (auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Ty))
-      return llvm::ConstantVector::getSplat(VT->getElementCount(), Build(VT->getElementType()));
+    if (auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Ty)) {
+      if (!G.PerLaneInit)
+        return llvm::ConstantVector::getSplat(VT->getElementCount(), Build(VT->getElementType()));
+      std::vector<llvm::Constant *> Lanes;
+      for (unsigned I = 0; I < VT->getNumElements(); ++I)
+        Lanes.push_back(Build(VT->getElementType()));
+      return llvm::ConstantVector::get(Lanes);
+    }
     size_t I = Next < G.InitInt.size() ? Next++ : G.InitInt.size();
     if (auto F = G.InitFuncs.find(I); F != G.InitFuncs.end() && Ty->isPointerTy())
       return Functions[F->second];

@@ -637,6 +637,9 @@ public:
   bool IsShared = false; ///< `shared` (SPEC 2.3): one copy per block
   bool IsParam = false;
   bool IsGlobal = false;
+  /// A varying global or static whose constant initializer reads programIndex
+  /// (`static int a = 1 + programIndex;`): one initial value per lane.
+  bool PerLaneInit = false;
   BuiltinVar Builtin = BuiltinVar::None;
   static bool classof(const Decl *D) { return D->getKind() == VarDeclKind; }
 };

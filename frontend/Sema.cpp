@@ -624,15 +624,19 @@ void Sema::checkInitializer(VarDecl *V) {
     ConstantInitVars.insert(V);
   if (!Static || Constant)
     return;
-  // ISPC takes `static int a = 1 + programIndex;` (a constant per lane); spmdc's globals
-  // have one initial value for all lanes.
+  // ISPC takes `static int a = 1 + programIndex;`: a constant per lane, which the
+  // lowering folds once per lane (ir/Lowering.cpp) for a varying integer or float.
   ProgramIndexIsConstant = true;
   bool PerLane = V->Ty->isVarying() && isConstantInitializer(V->Init);
   ProgramIndexIsConstant = false;
-  if (PerLane)
+  bool Scalar = V->Ty->isInteger() || V->Ty->isEnum() || V->Ty->isBool() || V->Ty->isFloatingPoint();
+  if (PerLane && Scalar)
+    V->PerLaneInit = true;
+  else if (PerLane)
     Diags.error(V->Init->Loc, "a per-lane initial value (from programIndex) of varying " +
                                   std::string(V->IsGlobal ? "global" : "static") + " variable '" +
-                                  V->Name + "' is not supported yet; assign it in code");
+                                  V->Name + "' of type " + quoted(V->Ty) +
+                                  " is not supported yet (only of a scalar type); assign it in code");
   else
     Diags.error(V->Init->Loc, "initializer of " + std::string(V->IsGlobal ? "global" : "static") +
                                   " variable '" + V->Name + "' is not a compile-time constant");

@@ -129,6 +129,9 @@ public:
   std::vector<int64_t> InitInt;
   /// Scalars of the initializer that hold a function's address, by index.
   std::map<size_t, Function *> InitFuncs;
+  /// A varying scalar whose initializer reads programIndex: Init* hold one value
+  /// per lane of the gang (else one value, the same in every lane).
+  bool PerLaneInit = false;
 };
 
 class Op {

@@ -263,8 +263,14 @@ public:
     G->IsStatic = V->Storage == StorageClass::Static || !V->IsGlobal;
     if (!V->IsGlobal) // function-scope static or shared: give it a unique name
       G->Name = V->Name + "." + std::to_string(Globals.size());
-    if (V->Init)
+    if (V->Init && V->PerLaneInit) {
+      for (FoldLane = 0; *FoldLane < Target.GangWidth; ++*FoldLane)
+        constantInit(V->Init, *G);
+      FoldLane.reset();
+      G->PerLaneInit = true;
+    } else if (V->Init) {
       constantInit(V->Init, *G);
+    }
     Global *Raw = G.get();
     Globals[V] = Raw;
     M->Globals.push_back(std::move(G));
@@ -277,6 +283,9 @@ public:
   std::unique_ptr<Module> M;
 
 private:
+  /// The lane whose programIndex a per-lane global initializer is folded for.
+  std::optional<unsigned> FoldLane;
+
   /// The function `E` designates as a constant: `f` or `&f`.
   static FunctionDecl *addressedFunction(Expr *E) {
     if (auto *U = dyn_cast<UnaryExpr>(E); U && U->Op == UnaryOp::AddrOf)
@@ -360,6 +369,8 @@ private:
       auto *V = dyn_cast_or_null<VarDecl>(DR->D);
       if (V && V->Builtin == BuiltinVar::ProgramCount)
         return static_cast<int64_t>(Target.GangWidth);
+      if (V && V->Builtin == BuiltinVar::ProgramIndex && FoldLane)
+        return static_cast<int64_t>(*FoldLane);
       if (V && V->IsGlobal && V->Ty && V->Ty->isConst() && V->Init)
         return foldInteger(V->Init);
       return std::nullopt;
