@@ -982,10 +982,7 @@ foreach_dimensions
   | foreach_dimensions ',' foreach_dimension
       {
         $$ = std::move($1);
-        if ($$.size() == 3)
-          PS.error($3.Var->Loc, "'foreach' has at most 3 dimensions");
-        else
-          $$.push_back($3);
+        $$.push_back($3);
       }
   ;
 

@@ -102,32 +102,38 @@ bool Sema::run() {
 }
 
 void Sema::declareBuiltins() {
+  // ISPC types the task and thread built-ins `const uniform unsigned int32` (so
+  // `min((taskIndex + 1) * span, (uniform unsigned int)height)` matches the unsigned
+  // overload exactly), programIndex/programCount `const int32`. blockIndex..gangCount
+  // are spmdc's own and stay int32.
   struct Builtin {
     const char *Name;
     BuiltinVar Kind;
     bool Varying;
+    bool Unsigned;
   };
   static const Builtin List[] = {
-      {"programIndex", BuiltinVar::ProgramIndex, true},
-      {"programCount", BuiltinVar::ProgramCount, false},
-      {"taskIndex", BuiltinVar::TaskIndex, false},
-      {"taskIndex0", BuiltinVar::TaskIndex0, false},
-      {"taskIndex1", BuiltinVar::TaskIndex1, false},
-      {"taskIndex2", BuiltinVar::TaskIndex2, false},
-      {"taskCount", BuiltinVar::TaskCount, false},
-      {"taskCount0", BuiltinVar::TaskCount0, false},
-      {"taskCount1", BuiltinVar::TaskCount1, false},
-      {"taskCount2", BuiltinVar::TaskCount2, false},
-      {"blockIndex", BuiltinVar::BlockIndex, false},
-      {"blockCount", BuiltinVar::BlockCount, false},
-      {"gangIndex", BuiltinVar::GangIndex, false},
-      {"gangCount", BuiltinVar::GangCount, false},
-      {"threadIndex", BuiltinVar::ThreadIndex, false},
-      {"threadCount", BuiltinVar::ThreadCount, false},
+      {"programIndex", BuiltinVar::ProgramIndex, true, false},
+      {"programCount", BuiltinVar::ProgramCount, false, false},
+      {"taskIndex", BuiltinVar::TaskIndex, false, true},
+      {"taskIndex0", BuiltinVar::TaskIndex0, false, true},
+      {"taskIndex1", BuiltinVar::TaskIndex1, false, true},
+      {"taskIndex2", BuiltinVar::TaskIndex2, false, true},
+      {"taskCount", BuiltinVar::TaskCount, false, true},
+      {"taskCount0", BuiltinVar::TaskCount0, false, true},
+      {"taskCount1", BuiltinVar::TaskCount1, false, true},
+      {"taskCount2", BuiltinVar::TaskCount2, false, true},
+      {"blockIndex", BuiltinVar::BlockIndex, false, false},
+      {"blockCount", BuiltinVar::BlockCount, false, false},
+      {"gangIndex", BuiltinVar::GangIndex, false, false},
+      {"gangCount", BuiltinVar::GangCount, false, false},
+      {"threadIndex", BuiltinVar::ThreadIndex, false, true},
+      {"threadCount", BuiltinVar::ThreadCount, false, true},
   };
   for (const Builtin &B : List) {
-    const Type *T = Types.getAtomic(
-        Type::Int32, B.Varying ? Variability::Varying : Variability::Uniform, /*Const=*/true);
+    const Type *T = Types.getAtomic(B.Unsigned ? Type::UInt32 : Type::Int32,
+                                    B.Varying ? Variability::Varying : Variability::Uniform,
+                                    /*Const=*/true);
     auto *V = Ctx.makeDecl<VarDecl>(SourceLoc(), B.Name, T);
     V->Builtin = B.Kind;
     V->IsGlobal = true;

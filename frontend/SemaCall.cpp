@@ -224,6 +224,43 @@ bool Sema::checkCallArgs(CallExpr *E, const Type *FnTy, const std::string &Name,
   return Ok;
 }
 
+/// spmdc's one extension to ISPC's overload ranking: a tie between candidates for integer
+/// arguments of mixed signedness (`min(taskIndex * chunk, n)`: taskIndex is unsigned, as in
+/// ISPC, n an int) goes to the candidate whose parameters all have the type C's usual
+/// arithmetic conversions give the arguments (here unsigned int32), as a binary operator
+/// on them would. ISPC reports such a call as ambiguous, so no ISPC program changes meaning.
+template <typename ViableT>
+static const ViableT *tieBrokenBySignedness(Sema &S, CallExpr *E,
+                                            const std::vector<const ViableT *> &Tied) {
+  bool Signed = false, Unsigned = false;
+  const Type *Common = nullptr;
+  for (Expr *Arg : E->Args) {
+    const Type *T = rvalueTypeOf(S, Arg);
+    if (!T || !T->isInteger())
+      return nullptr;
+    Signed |= T->isSignedInteger();
+    Unsigned |= T->isUnsignedInteger();
+    Common = Common ? S.Types.getAtomic(Sema::commonArithKind(Common, T)) : T;
+  }
+  if (!Signed || !Unsigned)
+    return nullptr;
+  const ViableT *Pick = nullptr;
+  for (const ViableT *V : Tied) {
+    const auto &PT = V->F->Ty->getParamTypes();
+    bool All = true;
+    for (size_t I = 0; I < E->Args.size() && All; ++I) {
+      const Type *P = PT[I]->isReference() ? PT[I]->getPointee() : PT[I];
+      All = P->getKind() == Common->getKind();
+    }
+    if (All) {
+      if (Pick)
+        return nullptr;
+      Pick = V;
+    }
+  }
+  return Pick;
+}
+
 FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
                                     std::vector<FunctionDecl *> &Candidates) {
   bool Crev = E->Kind == CallKind::Crev;
@@ -274,6 +311,10 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
   for (const Viable &V : Viables)
     if (V.Total == Best)
       Cheapest.push_back(&V);
+  const Viable *SignednessPick =
+      Cheapest.size() > 1 ? tieBrokenBySignedness<Viable>(*this, E, Cheapest) : nullptr;
+  if (SignednessPick)
+    Cheapest = {SignednessPick};
   if (Cheapest.size() > 1) {
     std::vector<FunctionDecl *> Tied;
     for (const Viable *V : Cheapest)
@@ -285,7 +326,7 @@ FunctionDecl *Sema::resolveOverload(CallExpr *E, const std::string &Name,
   // As ISPC: the cheapest candidate wins, but if another one passes some
   // argument more cheaply the choice is ISPC's "ambiguous" warning.
   const Viable &Winner = *Cheapest.front();
-  if (!(CurFunction && CurFunction->IsStdlib))
+  if (!(CurFunction && CurFunction->IsStdlib) && !SignednessPick)
     for (const Viable &V : Viables)
       for (size_t I = 0; I < E->Args.size() && &V != &Winner; ++I)
         if (V.Costs[I] < Winner.Costs[I]) {

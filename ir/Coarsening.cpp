@@ -363,6 +363,11 @@ private:
                  : W == BuiltinVar::BlockCount                                 ? VBlocks
                  : (W == BuiltinVar::TaskIndex || W == BuiltinVar::TaskIndex0) ? VTask
                                                                                : VTasks;
+      if (V->Ty != O->result()->Ty) { // taskIndex & co. are unsigned, as in ISPC
+        Op *C = B.create(OpCode::Convert, O->result()->Ty, {V});
+        C->Cast = CastKind::IntegralCast;
+        V = C->result();
+      }
       replaceUses(*Old, O->result(), V);
     }
     for (auto &P : Old->Ops) {

@@ -598,7 +598,13 @@ private:
       B.setInsertRegion(&To);
       B.setLoc(O.Loc);
       if (O.Code == OpCode::Builtin && isLaunchBuiltin(O.BuiltinId)) {
-        Map[O.result()] = sideBuiltin(O.BuiltinId, Ctx);
+        Value *V = sideBuiltin(O.BuiltinId, Ctx);
+        if (O.result()->Ty != V->Ty) { // taskIndex & co. are unsigned, as in ISPC
+          ir::Op *C = B.create(OpCode::Convert, O.result()->Ty, {V});
+          C->Cast = CastKind::IntegralCast;
+          V = C->result();
+        }
+        Map[O.result()] = V;
         continue;
       }
       if (O.Code == OpCode::Call && isBarrierDecl(O.Callee)) {
