@@ -369,6 +369,13 @@ bool writeHostHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &D
     const std::string &K = F->Symbol;
     Body += "/* Kernel '" + K + "': one gang per warp; taskIndex is the global warp index. */\n";
     Body += "static const char *const spmd_" + K + "_name = \"" + K + "\";\n";
+    if (F->ModelLaunchCoarsening)
+      Body += "/* Vertical fusion's launch model (docs/fusion.md): launch '" + K + "' with\n"
+              "   launch_coarsening times fewer gangs than the kernels apart (that many chunks\n"
+              "   or rows per gang); thread_coarsening is the coarsening its loops got. */\n"
+              "enum { spmd_" + K + "_launch_coarsening = " +
+              std::to_string(F->ModelLaunchCoarsening) + ", spmd_" + K +
+              "_thread_coarsening = " + std::to_string(F->AppliedThreadCoarsening) + " };\n";
     Body += "typedef struct spmd_" + K + "_params {\n";
     std::string Args;
     size_t First = F->HasMaskParam ? 1 : 0;

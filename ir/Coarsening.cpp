@@ -232,6 +232,7 @@ private:
     }
     for (Op *F : Loops)
       coarsenForeach(*F);
+    K.AppliedThreadCoarsening = static_cast<unsigned>(Req->Factor);
   }
 
   void coarsenForeach(Op &F) {
@@ -413,6 +414,21 @@ bool runCoarsening(Module &M, const std::vector<CoarsenRequest> &Requested,
   auto Chosen = gatherRequests(
       M, "coarsen", Requested, [&](const Pragma &P) { return readPragma(P, Diags); },
       [](const CoarsenRequest &R) { return std::make_pair(R.Kernel, R.Block); });
+  // The launch model's thread coarsening of a vertically fused GPU kernel
+  // (ir/FusionLaunchModel.h), where no request names the kernel.
+  std::set<std::string> Named;
+  for (const CoarsenRequest &R : Chosen)
+    if (!R.Block)
+      Named.insert(R.Kernel);
+  for (auto &F : M.Functions)
+    if (F->ModelThreadCoarsening > 1 && !Named.count(F->Name)) {
+      CoarsenRequest R;
+      R.Kernel = F->Name;
+      R.Factor = F->ModelThreadCoarsening;
+      R.Spelling = F->Name + ":" + std::to_string(R.Factor) + " (the launch model's choice)";
+      R.Loc = F->Loc;
+      Chosen.push_back(R);
+    }
   Coarsener C(M, Target, Diags);
   // Threads first: a kernel coarsened both ways repeats its coarsened foreach per block.
   for (bool Block : {false, true})

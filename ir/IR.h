@@ -214,6 +214,13 @@ public:
   /// threads of every block (`.maxntid`; 0: not fixed).
   unsigned MaxNReg = 0;
   unsigned ThreadsPerBlock = 0;
+  /// GPU kernels built by vertical fusion: the launch model's launch
+  /// coarsening k (0: not such a kernel) and thread coarsening c
+  /// (ir/FusionLaunchModel.h); the thread coarsening the coarsening pass
+  /// applied (the model's c unless a request names the kernel).
+  unsigned ModelLaunchCoarsening = 0;
+  unsigned ModelThreadCoarsening = 0;
+  unsigned AppliedThreadCoarsening = 1;
 };
 
 /// A kernel built by horizontal fusion (ir/HorizontalFusion.h): its entry

@@ -15,6 +15,7 @@
 
 #include "frontend/Diagnostics.h"
 #include "frontend/SourceManager.h"
+#include "ir/FusionLaunchModel.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/PassRequests.h"
@@ -1620,22 +1621,62 @@ private:
                           std::to_string(Apart.Launches) + " launches, '" + Entry->Name +
                           "' moves " + std::to_string(Fused.Elements) + " in 1";
     if (Report) {
-      std::string Where = Req->FromPragma && Req->Loc.isValid()
-                              ? *Req->Loc.File + ":" + std::to_string(Req->Loc.Line) + ":" +
-                                    std::to_string(Req->Loc.Col) + ": "
-                              : "spmdc: ";
-      llvm::errs() << Where << "remark: " << Entry->Name << ": " << MergedBodies.size()
+      llvm::errs() << where() << "remark: " << Entry->Name << ": " << MergedBodies.size()
                    << " loop level(s) merged; " << Tiling
                    << "in registers: " << (Kept.empty() ? "none" : Kept)
                    << (InTiles.empty() ? "" : "; in tiles: " + InTiles) << "; " << Summary
                    << ": predicted " << Ratio << "x faster when memory-bound: "
                    << (Cost < Apart.Elements ? "fusing pays" : "fusing does not pay") << "\n";
     }
+    if (Target.isGPU())
+      chooseLaunchOnGPU(Fused);
     if (Cost >= Apart.Elements && Req->FromPragma)
       Diags.warning(Req->Loc,
                     "fusing saves no global memory traffic: " + Summary +
                         " (a later kernel reads no intermediate in the same iteration?)",
                     WarningGroup::Perf);
+  }
+
+  /// The launch model (ir/FusionLaunchModel.h): the fused kernel's thread
+  /// coarsening (applied by the coarsening pass unless a request names the
+  /// kernel) and launch coarsening (the -h header's constant), and its remark.
+  void chooseLaunchOnGPU(const Traffic &Fused) {
+    FusedKernelFacts Facts;
+    Facts.ElementsMoved = Fused.Elements;
+    if (!Tiles.empty()) {
+      Facts.Shape = FusedShape::Tiles;
+      // One tile per warp slot of the block (32), with its halo.
+      Facts.SharedBytes =
+          static_cast<unsigned>(Tiles.size() * (TileItems + HaloLeft + HaloRight) * 4 * 32);
+    } else {
+      for (const Region *R : MergedBodies)
+        if (R->Parent && R->Parent->Code == OpCode::Loop)
+          Facts.Shape = FusedShape::Rows;
+    }
+    if (Facts.Shape == FusedShape::Rows) {
+      std::map<std::string, std::set<unsigned>> Readers;
+      for (const Access &A : Accesses)
+        if (A.P.K == Place::Buffer && !A.Write && !A.ThroughCall && !Removed.count(A.O) &&
+            A.O->Operands[0]->isVarying())
+          Readers[A.P.Root].insert(A.Side);
+      for (const auto &[Root, Sides] : Readers)
+        Facts.RowPasses = std::max(Facts.RowPasses, static_cast<unsigned>(Sides.size()));
+    }
+    LaunchChoice C = chooseLaunch(*Entry, Facts, Target);
+    Entry->ModelLaunchCoarsening = C.LaunchCoarsening;
+    Entry->ModelThreadCoarsening = C.ThreadCoarsening;
+    if (Report)
+      llvm::errs() << where() << "remark: " << Entry->Name << ": "
+                   << describeLaunch(C, Facts, Entry->Symbol.empty() ? Entry->Name : Entry->Symbol)
+                   << "\n";
+  }
+
+  /// Where a remark about the whole fusion points: the pragma, or the option.
+  std::string where() const {
+    return Req->FromPragma && Req->Loc.isValid()
+               ? *Req->Loc.File + ":" + std::to_string(Req->Loc.Line) + ":" +
+                     std::to_string(Req->Loc.Col) + ": "
+               : "spmdc: ";
   }
 
   /// Arrays stage 1 of a block composition reads per item (what the halo re-reads).

@@ -17,18 +17,35 @@ prepare() {
   bash "$ex/cpu-check.sh" --spmdc "$spmdc" --build-dir "$root/build/fusion-cpu" --targets host >/dev/null ||
     { echo "prepare: the CPU check fails" >&2; exit 1; }
   rm -rf "$out" && mkdir -p "$out/src"
-  # The cost model's estimates (--vfuse-report), printed next to the table by `run`.
-  "$spmdc" --target=nvptx-sm_90 -O3 "$ex/kernels.spmd" -o "$out/kernels.ptx" --vfuse-report \
-    2>"$out/model.txt" || { cat "$out/model.txt" >&2; exit 1; }
-  local coarsen=() k
-  for k in map1_map2_map3_map4_map5 bias_add_gelu_dropout row_max_row_expsum_row_divide \
-    ln_mean_ln_var_ln_normalize row_sum_row_scale blur3_diff3; do coarsen+=("--coarsen=vfuse_$k:4"); done
-  for k in map1 map2 map3 map4 map5; do coarsen+=("--coarsen=$k:block=4"); done
-  "$spmdc" --target=nvptx-sm_90 -O3 "$ex/kernels.spmd" "${coarsen[@]}" -o "$out/kernels-coarsen4.ptx" || exit 1
-  for k in kernels kernels-coarsen4; do
+  # The default build: the cost model's choices (--vfuse-report, printed next to the
+  # table by `run`) and the header whose constants give the model's launch coarsening.
+  "$spmdc" --target=nvptx-sm_90 -O3 "$ex/kernels.spmd" -o "$out/kernels.ptx" -h "$out/src/kernels_host.h" \
+    --vfuse-report 2>"$out/model.txt" || { cat "$out/model.txt" >&2; exit 1; }
+  # The tuning candidates: every fused kernel thread-coarsened by c = 1, 2, 4 (the
+  # launch coarsening k is the bench's); c = 4 also block-coarsens the map chain's
+  # kernels apart by 4 (checked on the GPU against the plain launch).
+  local fused=(map1_map2_map3_map4_map5 bias_add_gelu_dropout row_max_row_expsum_row_divide
+    ln_mean_ln_var_ln_normalize row_sum_row_scale blur3_diff3) c k
+  for c in 1 2 4; do
+    local coarsen=()
+    for k in "${fused[@]}"; do coarsen+=("--coarsen=vfuse_$k:$c"); done
+    [ "$c" = 4 ] && for k in map1 map2 map3 map4 map5; do coarsen+=("--coarsen=$k:block=4"); done
+    "$spmdc" --target=nvptx-sm_90 -O3 "$ex/kernels.spmd" "${coarsen[@]}" -o "$out/kernels-c$c.ptx" || exit 1
+  done
+  # Registers and occupancy of every build (ptxas -v), next to the model's estimate.
+  for k in kernels kernels-c1 kernels-c2 kernels-c4; do
     "$cuda/bin/ptxas" -arch=sm_90 -v "$out/$k.ptx" -o /dev/null 2>"$out/ptxas-$k.log" ||
       { cat "$out/ptxas-$k.log" >&2; exit 1; }
   done
+  for k in "${fused[@]}"; do
+    printf 'ptxas registers of vfuse_%s:' "$k"
+    for c in kernels kernels-c1 kernels-c2 kernels-c4; do
+      printf ' %s %s' "$([ "$c" = kernels ] && echo default || echo "c=${c#kernels-c}")" \
+        "$(awk -v f="'vfuse_$k'" '/Compiling entry function/ { on = index($0, f) > 0 }
+          on && /Used [0-9]+ registers/ { sub(/.*Used /, ""); sub(/ registers.*/, ""); print; exit }' "$out/ptxas-$c.log")"
+    done
+    echo
+  done >"$out/registers.txt"
   cp "$ex/gpu/bench.cu" "$ex/gpu/kernels_cuda.cuh" "$ex/reference.h" "$root/runtime/cuda/spmdc_cuda.h" \
     "$root/runtime/cuda/spmdc_cuda.c" "$root/examples/common/cuda_bench.h" "$out/src/"
   cp "$root/scripts/fusion-bench.sh" "$root/scripts/cuda-toolkit.sh" "$out/"
@@ -47,6 +64,7 @@ run() {
   "$cuda/bin/nvcc" "${nvcc_flags[@]}" -o "$dir/bin/bench" "$dir/bin/bench.o" "$dir/bin/spmdc_cuda.o" -lcuda || exit 1
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null
   sed 's/^.*remark: /model: /' "$dir/model.txt"
+  cat "$dir/registers.txt"
   "$dir/bin/bench" "$dir"
 }
 

@@ -1,15 +1,19 @@
-// The vertical-fusion benchmark on the GPU (scripts/fusion-bench.sh): for each example of
-// examples/fusion, times spmdc's kernels apart (one launch per kernel, intermediates in
-// global memory), spmdc's fused kernel (vfuse_..., from the examples' #pragma vfuse) launched
-// with k times fewer gangs (warps = work items / (32 k)), as built and thread-coarsened by 4
-// in the compiler, and the same chain
-// fused by hand in CUDA (kernels_cuda.cuh), and prints each against the device's copy
-// bandwidth; "tuned" is the fastest fused variant measured. Every output is first checked
-// against the scalar C++ reference (../reference.h): `gpu check: N passed, M failed`.
+// The vertical-fusion benchmark and tuner on the GPU (scripts/fusion-bench.sh): for each
+// example of examples/fusion, times spmdc's kernels apart (one launch per kernel,
+// intermediates in global memory); spmdc's fused kernel (vfuse_..., from the examples'
+// #pragma vfuse) as spmdc builds it by default, launched as its launch model says (the
+// header's spmd_<kernel>_launch_coarsening: k times fewer gangs than the kernels apart);
+// every tuning candidate: the fused kernel thread-coarsened by c = 1, 2, 4 in the compiler
+// and launched with k = 1, 2, 4, 8, 16, 32 times fewer gangs; and the same chain fused by
+// hand in CUDA (kernels_cuda.cuh). It prints each against the device's copy bandwidth,
+// the model's choice against the fastest candidate measured ("tuned"), and every
+// candidate's time. Every output is first checked against the scalar C++ reference
+// (../reference.h): `gpu check: N passed, M failed`.
 //
-//   bench DIR        (DIR/kernels.ptx from spmdc --target=nvptx-sm_90 -O3 kernels.spmd,
-//                     DIR/kernels-coarsen4.ptx the same with --coarsen=vfuse_...:4 each)
+//   bench DIR   (DIR/kernels.ptx: spmdc --target=nvptx-sm_90 -O3 kernels.spmd -h kernels_host.h;
+//                DIR/kernels-c<c>.ptx: the same with --coarsen=vfuse_...:c for each fused kernel)
 #include "cuda_bench.h"
+#include "kernels_host.h"
 #include "kernels_cuda.cuh"
 #include "reference.h"
 #include "spmdc_cuda.h"
@@ -73,7 +77,7 @@ struct Module {
 };
 
 /// Launches spmdc kernel `Name` as `Warps` gangs, 8 warps per block.
-template <typename... A> void spmd(Module &Mod, const char *Name, unsigned Warps, A... Args) {
+template <typename... A> void launchSpmd(Module &Mod, const char *Name, unsigned Warps, A... Args) {
   void *Ptrs[] = {&Args...};
   checkLoader(spmdc_cuda_launch_warps(Mod.get(Name), Warps, 8, nullptr, Ptrs), Name);
 }
@@ -93,11 +97,22 @@ void verdict(const std::string &What, const std::vector<float> &Got, const std::
   (Ok ? Passed : Failed) += 1;
 }
 
+/// A fused run: thread coarsening c in the compiler, k chunks or rows per gang.
+struct Variant {
+  std::string Name;
+  unsigned C, K;
+  std::function<void()> Run;
+};
+
+/// The cost model's choice for a fused kernel, from the host header spmdc writes
+/// (-h kernels_host.h): the launch coarsening k and the thread coarsening c it applied.
+#define MODEL(K) spmd::spmd_##K##_launch_coarsening, spmd::spmd_##K##_thread_coarsening
+
 /// One example: its runs (name -> launch), the reference, the bytes a fused kernel must move.
 struct Example {
   std::string Name;
   std::function<void()> Apart;
-  std::vector<std::pair<std::string, std::function<void()>>> Fused; ///< per coarsening factor
+  std::vector<Variant> Fused; ///< the model's choice, then every candidate
   std::function<void()> Cuda;
   DeviceBuffer<float> *Out;
   std::vector<float> Want;
@@ -129,14 +144,18 @@ int main(int argc, char **argv) {
         *t1 = T1.Ptr, *t2 = T2.Ptr, *t3 = T3.Ptr, *t4 = T4.Ptr, *r1 = R1.Ptr, *r2 = R2.Ptr;
   int n = N, rows = Rows, cols = Cols;
   const unsigned ElemWarps = unsigned((N + 31) / 32);
-  // The fused kernels as built, and thread-coarsened by 4 (--coarsen=vfuse_...:4), each
-  // launched with k times fewer gangs than work items / 32 (rows: than rows).
-  Module Coarse;
-  checkLoader(spmdc_cuda_load_ptx_file(&Coarse.M, 0, (Dir + "/kernels-coarsen4.ptx").c_str()),
-              "load kernels-coarsen4.ptx");
-  const std::vector<std::pair<Module *, unsigned>> Variants = {
-      {&Mod, 1}, {&Mod, 4}, {&Mod, 16}, {&Coarse, 4}, {&Coarse, 16}};
-
+  // The tuning candidates: the fused kernels thread-coarsened by c in the compiler
+  // (kernels-c<c>.ptx, --coarsen=vfuse_...:c), each launched with k times fewer gangs
+  // than work items / 32 (rows: than rows). "model" is kernels.ptx as spmdc builds it
+  // by default (the cost model's thread coarsening applied) launched with the model's
+  // k from the generated header (spmd_<kernel>_launch_coarsening).
+  const unsigned Cs[] = {1, 2, 4}, Ks[] = {1, 2, 4, 8, 16, 32};
+  std::map<unsigned, Module> ByC;
+  for (unsigned C : Cs) {
+    std::string File = Dir + "/kernels-c" + std::to_string(C) + ".ptx";
+    checkLoader(spmdc_cuda_load_ptx_file(&ByC[C].M, 0, File.c_str()), "load " + File);
+  }
+  Module &Coarse = ByC[4];
   Timer Clock;
   // The device's copy bandwidth: read N floats, write N floats.
   double CopyMs = Clock.median([&] {
@@ -147,27 +166,29 @@ int main(int argc, char **argv) {
   std::printf("copy: %.3f ms for %d MiB each way, %.0f GB/s\n", CopyMs, N * 4 >> 20, CopyGBs);
 
   std::vector<Example> E;
-  auto variants = [&](std::function<void(Module &, unsigned)> Fused) {
-    std::vector<std::pair<std::string, std::function<void()>>> V;
-    for (const auto &Variant : Variants) {
-      Module *Mo = Variant.first;
-      unsigned K = Variant.second;
-      V.push_back({std::string(Mo == &Mod ? "" : "coarsen(4) ") + "k=" + std::to_string(K),
-                   [=] { Fused(*Mo, K); }});
-    }
+  // The model's run first, then every (c, k) candidate.
+  auto variants = [&](unsigned ModelK, unsigned ModelC, std::function<void(Module &, unsigned)> Fused) {
+    std::vector<Variant> V;
+    V.push_back({"model c=" + std::to_string(ModelC) + " k=" + std::to_string(ModelK), ModelC, ModelK,
+                 [=, &Mod] { Fused(Mod, ModelK); }});
+    for (unsigned C : Cs)
+      for (unsigned K : Ks) {
+        Module *Mo = &ByC[C];
+        V.push_back({"c=" + std::to_string(C) + " k=" + std::to_string(K), C, K, [=] { Fused(*Mo, K); }});
+      }
     return V;
   };
   {
     Example Ex{"map chain (5 maps)"};
     Ex.Apart = [&] {
-      spmd(Mod, "map1", ElemWarps, x, t1, a, b, n);
-      spmd(Mod, "map2", ElemWarps, t1, t2, n);
-      spmd(Mod, "map3", ElemWarps, t2, t3, n);
-      spmd(Mod, "map4", ElemWarps, x, t3, t4, n);
-      spmd(Mod, "map5", ElemWarps, t4, y, n);
+      launchSpmd(Mod, "map1", ElemWarps, x, t1, a, b, n);
+      launchSpmd(Mod, "map2", ElemWarps, t1, t2, n);
+      launchSpmd(Mod, "map3", ElemWarps, t2, t3, n);
+      launchSpmd(Mod, "map4", ElemWarps, x, t3, t4, n);
+      launchSpmd(Mod, "map5", ElemWarps, t4, y, n);
     };
-    Ex.Fused = variants([&](Module &Mo, unsigned K) {
-      spmd(Mo, "vfuse_map1_map2_map3_map4_map5", (ElemWarps + K - 1) / K, x, a, b, n, y);
+    Ex.Fused = variants(MODEL(vfuse_map1_map2_map3_map4_map5), [&](Module &Mo, unsigned K) {
+      launchSpmd(Mo, "vfuse_map1_map2_map3_map4_map5", (ElemWarps + K - 1) / K, x, a, b, n, y);
     });
     Ex.Cuda = [&] { cuda_map_chain<<<blocksFor(N), 256>>>(x, y, a, b, n); };
     Ex.Want.resize(N);
@@ -178,12 +199,12 @@ int main(int argc, char **argv) {
   {
     Example Ex{"bias + GELU + dropout"};
     Ex.Apart = [&] {
-      spmd(Mod, "bias_add", ElemWarps, x, bias, t1, cols, n);
-      spmd(Mod, "gelu", ElemWarps, t1, t2, n);
-      spmd(Mod, "dropout", ElemWarps, t2, y, seed, p, n);
+      launchSpmd(Mod, "bias_add", ElemWarps, x, bias, t1, cols, n);
+      launchSpmd(Mod, "gelu", ElemWarps, t1, t2, n);
+      launchSpmd(Mod, "dropout", ElemWarps, t2, y, seed, p, n);
     };
-    Ex.Fused = variants([&](Module &Mo, unsigned K) {
-      spmd(Mo, "vfuse_bias_add_gelu_dropout", (ElemWarps + K - 1) / K, x, bias, cols, n, y, seed, p);
+    Ex.Fused = variants(MODEL(vfuse_bias_add_gelu_dropout), [&](Module &Mo, unsigned K) {
+      launchSpmd(Mo, "vfuse_bias_add_gelu_dropout", (ElemWarps + K - 1) / K, x, bias, cols, n, y, seed, p);
     });
     Ex.Cuda = [&] { cuda_bias_gelu_dropout<<<blocksFor(N), 256>>>(x, bias, y, cols, n, seed, p); };
     Ex.Want.resize(N);
@@ -194,12 +215,12 @@ int main(int argc, char **argv) {
   {
     Example Ex{"softmax (max, exp-sum, divide)"};
     Ex.Apart = [&] {
-      spmd(Mod, "row_max", Rows, x, r1, rows, cols);
-      spmd(Mod, "row_expsum", Rows, x, r1, r2, rows, cols);
-      spmd(Mod, "row_divide", Rows, x, r1, r2, y, rows, cols);
+      launchSpmd(Mod, "row_max", Rows, x, r1, rows, cols);
+      launchSpmd(Mod, "row_expsum", Rows, x, r1, r2, rows, cols);
+      launchSpmd(Mod, "row_divide", Rows, x, r1, r2, y, rows, cols);
     };
-    Ex.Fused = variants([&](Module &Mo, unsigned K) {
-      spmd(Mo, "vfuse_row_max_row_expsum_row_divide", Rows / K, x, rows, cols, y);
+    Ex.Fused = variants(MODEL(vfuse_row_max_row_expsum_row_divide), [&](Module &Mo, unsigned K) {
+      launchSpmd(Mo, "vfuse_row_max_row_expsum_row_divide", Rows / K, x, rows, cols, y);
     });
     Ex.Cuda = [&] { cuda_softmax<<<Rows / 8, 256>>>(x, y, rows, cols); };
     Ex.Want.resize(N);
@@ -210,12 +231,12 @@ int main(int argc, char **argv) {
   {
     Example Ex{"layer normalization"};
     Ex.Apart = [&] {
-      spmd(Mod, "ln_mean", Rows, x, r1, rows, cols);
-      spmd(Mod, "ln_var", Rows, x, r1, r2, rows, cols);
-      spmd(Mod, "ln_normalize", Rows, x, r1, r2, gamma, beta, y, rows, cols);
+      launchSpmd(Mod, "ln_mean", Rows, x, r1, rows, cols);
+      launchSpmd(Mod, "ln_var", Rows, x, r1, r2, rows, cols);
+      launchSpmd(Mod, "ln_normalize", Rows, x, r1, r2, gamma, beta, y, rows, cols);
     };
-    Ex.Fused = variants([&](Module &Mo, unsigned K) {
-      spmd(Mo, "vfuse_ln_mean_ln_var_ln_normalize", Rows / K, x, rows, cols, gamma, beta, y);
+    Ex.Fused = variants(MODEL(vfuse_ln_mean_ln_var_ln_normalize), [&](Module &Mo, unsigned K) {
+      launchSpmd(Mo, "vfuse_ln_mean_ln_var_ln_normalize", Rows / K, x, rows, cols, gamma, beta, y);
     });
     Ex.Cuda = [&] { cuda_layernorm<<<Rows / 8, 256>>>(x, gamma, beta, y, rows, cols); };
     Ex.Want.resize(N);
@@ -226,10 +247,10 @@ int main(int argc, char **argv) {
   {
     Example Ex{"row sum + broadcast divide"};
     Ex.Apart = [&] {
-      spmd(Mod, "row_sum", Rows, pos, r1, rows, cols);
-      spmd(Mod, "row_scale", Rows, pos, r1, y, rows, cols);
+      launchSpmd(Mod, "row_sum", Rows, pos, r1, rows, cols);
+      launchSpmd(Mod, "row_scale", Rows, pos, r1, y, rows, cols);
     };
-    Ex.Fused = variants([&](Module &Mo, unsigned K) { spmd(Mo, "vfuse_row_sum_row_scale", Rows / K, pos, rows, cols, y); });
+    Ex.Fused = variants(MODEL(vfuse_row_sum_row_scale), [&](Module &Mo, unsigned K) { launchSpmd(Mo, "vfuse_row_sum_row_scale", Rows / K, pos, rows, cols, y); });
     Ex.Cuda = [&] { cuda_row_normalize<<<Rows / 8, 256>>>(pos, y, rows, cols); };
     Ex.Want.resize(N);
     ref::rowNormalize(hPos, Rows, Cols, Ex.Want);
@@ -239,11 +260,11 @@ int main(int argc, char **argv) {
   {
     Example Ex{"two-stage stencil"};
     Ex.Apart = [&] {
-      spmd(Mod, "blur3", ElemWarps, x, t1, n);
-      spmd(Mod, "diff3", ElemWarps, t1, y, n);
+      launchSpmd(Mod, "blur3", ElemWarps, x, t1, n);
+      launchSpmd(Mod, "diff3", ElemWarps, t1, y, n);
     };
     // Block composition: each warp's chunk in tiles of 128 in shared memory, halo recomputed.
-    Ex.Fused = variants([&](Module &Mo, unsigned K) { spmd(Mo, "vfuse_blur3_diff3", (ElemWarps + K - 1) / K, x, n, y); });
+    Ex.Fused = variants(MODEL(vfuse_blur3_diff3), [&](Module &Mo, unsigned K) { launchSpmd(Mo, "vfuse_blur3_diff3", (ElemWarps + K - 1) / K, x, n, y); });
     Ex.Cuda = [&] { cuda_stencil2<<<(N + StencilBlock - 1) / StencilBlock, StencilBlock>>>(x, y, n); };
     Ex.Want.resize(N);
     ref::stencil2(hX, Ex.Want);
@@ -262,46 +283,86 @@ int main(int argc, char **argv) {
   // coarsen(4) module, launched with 4 times fewer blocks, do what the plain launch does.
   auto ApartBlocks4 = [&] {
     unsigned W = (ElemWarps + 3) / 4;
-    spmd(Coarse, "map1", W, x, t1, a, b, n);
-    spmd(Coarse, "map2", W, t1, t2, n);
-    spmd(Coarse, "map3", W, t2, t3, n);
-    spmd(Coarse, "map4", W, x, t3, t4, n);
-    spmd(Coarse, "map5", W, t4, y, n);
+    launchSpmd(Coarse, "map1", W, x, t1, a, b, n);
+    launchSpmd(Coarse, "map2", W, t1, t2, n);
+    launchSpmd(Coarse, "map3", W, t2, t3, n);
+    launchSpmd(Coarse, "map4", W, x, t3, t4, n);
+    launchSpmd(Coarse, "map5", W, t4, y, n);
   };
   checkRun(E[0], "spmdc apart, blocks coarsened by 4", ApartBlocks4);
   for (Example &Ex : E) {
     checkRun(Ex, "spmdc apart", Ex.Apart);
-    for (auto &[Way, Run] : Ex.Fused)
-      checkRun(Ex, "spmdc fused " + Way, Run);
+    for (Variant &V : Ex.Fused)
+      checkRun(Ex, "spmdc fused " + V.Name, V.Run);
     checkRun(Ex, "CUDA fused by hand", Ex.Cuda);
   }
   std::printf("gpu check: %d passed, %d failed\n\n", Passed, Failed);
 
-  std::printf("| example | apart (ms) | fused k=1 | k=4 | k=16 | coarsen(4) k=4 | coarsen(4) k=16 | "
-              "tuned | CUDA by hand (ms) | apart/tuned | apart/fused k=1 | tuned/CUDA | "
-              "tuned %% of copy BW | CUDA %% of copy BW |\n");
-  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  for (Example &Ex : E) {
-    double Apart = Clock.median(Ex.Apart), Cuda = Clock.median(Ex.Cuda);
-    std::vector<double> F;
-    for (auto &Run : Ex.Fused)
-      F.push_back(Clock.median(Run.second));
-    std::printf("| %s | %.3f |", Ex.Name.c_str(), Apart);
-    if (F.empty()) {
-      std::printf(" - | - | - | - | - | - | %.3f | - | - | - | - | %.0f%% |\n", Cuda,
-                  100.0 * Ex.Bytes / (Cuda * 1e6) / CopyGBs);
-      continue;
+  // Timing: two rounds (the second in reverse order), each run's time the better of
+  // its two medians; "tuned" is the fastest candidate, "model" the default build
+  // launched as the header says.
+  std::vector<double> ApartMs(E.size()), CudaMs(E.size());
+  std::vector<std::vector<double>> FusedMs(E.size());
+  for (int Round = 0; Round < 2; ++Round)
+    for (size_t Step = 0; Step < E.size(); ++Step) {
+      size_t I = Round ? E.size() - 1 - Step : Step;
+      Example &Ex = E[I];
+      auto keep = [&](double &Slot, double T) { Slot = Round ? std::min(Slot, T) : T; };
+      keep(ApartMs[I], Clock.median(Ex.Apart));
+      keep(CudaMs[I], Clock.median(Ex.Cuda));
+      FusedMs[I].resize(Ex.Fused.size());
+      for (size_t V = 0; V < Ex.Fused.size(); ++V) {
+        size_t J = Round ? Ex.Fused.size() - 1 - V : V;
+        keep(FusedMs[I][J], Clock.median(Ex.Fused[J].Run));
+      }
     }
-    size_t Best = std::min_element(F.begin(), F.end()) - F.begin();
-    for (double T : F)
-      std::printf(" %.3f |", T);
-    std::printf(" %s | %.3f | %.2fx | %.2fx | %.2fx | %.0f%% | %.0f%% |\n", Ex.Fused[Best].first.c_str(),
-                Cuda, Apart / F[Best], Apart / F[0], F[Best] / Cuda,
-                100.0 * Ex.Bytes / (F[Best] * 1e6) / CopyGBs, 100.0 * Ex.Bytes / (Cuda * 1e6) / CopyGBs);
+  auto pct = [&](const Example &Ex, double Ms) { return 100.0 * Ex.Bytes / (Ms * 1e6) / CopyGBs; };
+  std::printf("| example | apart (ms) | fused c=1 k=1 (ms) | model's choice | model (ms) | tuned | tuned (ms) "
+              "| model/tuned | CUDA by hand (ms) | apart/model | apart/tuned | model/CUDA | tuned/CUDA "
+              "| model %% of copy BW | tuned %% of copy BW | CUDA %% of copy BW |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (size_t I = 0; I < E.size(); ++I) {
+    Example &Ex = E[I];
+    const std::vector<double> &F = FusedMs[I];
+    // Candidates start at index 1 (index 0 is the model's own run).
+    size_t Best = std::min_element(F.begin() + 1, F.end()) - F.begin(), Plain = 1;
+    double Model = F[0];
+    std::printf("| %s | %.3f | %.3f | c=%u k=%u | %.3f | %s | %.3f | %.2fx | %.3f | %.2fx | %.2fx | %.2fx | %.2fx "
+                "| %.0f%% | %.0f%% | %.0f%% |\n",
+                Ex.Name.c_str(), ApartMs[I], F[Plain], Ex.Fused[0].C, Ex.Fused[0].K, Model,
+                Ex.Fused[Best].Name.c_str(), F[Best], Model / F[Best], CudaMs[I], ApartMs[I] / Model,
+                ApartMs[I] / F[Best], Model / CudaMs[I], F[Best] / CudaMs[I], pct(Ex, Model), pct(Ex, F[Best]),
+                pct(Ex, CudaMs[I]));
   }
+  // Every candidate: rows c, columns k, each as time/tuned.
+  std::printf("\nEvery candidate (ms; * the fastest, m the model's choice):\n");
+  for (size_t I = 0; I < E.size(); ++I) {
+    Example &Ex = E[I];
+    const std::vector<double> &F = FusedMs[I];
+    size_t Best = std::min_element(F.begin() + 1, F.end()) - F.begin();
+    std::printf("\n| %s | k=1 | k=2 | k=4 | k=8 | k=16 | k=32 |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+                Ex.Name.c_str());
+    for (size_t V = 1; V < Ex.Fused.size(); ++V) {
+      const Variant &Va = Ex.Fused[V];
+      if (Va.K == Ks[0])
+        std::printf("| c=%u |", Va.C);
+      bool IsModel = Va.C == Ex.Fused[0].C && Va.K == Ex.Fused[0].K;
+      std::printf(" %.3f%s%s |", F[V], V == Best ? " *" : "", IsModel ? " m" : "");
+      if (Va.K == Ks[std::size(Ks) - 1])
+        std::printf("\n");
+    }
+  }
+  std::printf("\ntuned: ");
+  for (size_t I = 0; I < E.size(); ++I) {
+    const std::vector<double> &F = FusedMs[I];
+    size_t Best = std::min_element(F.begin() + 1, F.end()) - F.begin();
+    std::printf("%s%s %s", I ? "; " : "", E[I].Name.c_str(), E[I].Fused[Best].Name.c_str());
+  }
+  std::printf("\n");
   std::printf("\nmap chain apart, each kernel block-coarsened by 4 (4x fewer blocks): %.3f ms\n",
               Clock.median(ApartBlocks4));
-  spmdc_cuda_unload(&Coarse.M);
+  for (auto &[C, Mo] : ByC)
+    spmdc_cuda_unload(&Mo.M);
   spmdc_cuda_unload(&Mod.M);
   return Failed ? 1 : 0;
 }
