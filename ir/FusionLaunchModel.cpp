@@ -203,12 +203,18 @@ LaunchChoice chooseLaunch(Function &Fused, const FusedKernelFacts &Facts, const 
   C.NoThreadCoarsening = coarseningObstacle(*Fused.Body, false);
   if (C.NoThreadCoarsening.empty() && C.ComputeBound)
     C.NoThreadCoarsening = "compute-bound: more loads in flight gain nothing";
-  if (C.NoThreadCoarsening.empty())
+  if (C.NoThreadCoarsening.empty()) {
     for (int I = 2; I > 0; --I)
       if (C.WarpsPerSM[I] >= C.WarpsPerSM[0]) {
         C.ThreadCoarsening = Factors[I];
         break;
       }
+    int Next = C.ThreadCoarsening == 1 ? 1 : C.ThreadCoarsening == 2 ? 2 : -1;
+    if (Next > 0)
+      C.NoThreadCoarsening = "c = " + std::to_string(Factors[Next]) + " would leave " +
+                             std::to_string(C.WarpsPerSM[Next]) + " warps per SM of " +
+                             std::to_string(C.WarpsPerSM[0]);
+  }
   // k: rows re-read in several passes, 16 rows per gang; elements and tiles,
   // the fewest chunks per gang (at least c) whose work makes the gang's
   // prologue and start a small share.
@@ -244,18 +250,20 @@ std::string describeLaunch(const LaunchChoice &C, const FusedKernelFacts &Facts,
                                                          : "elements";
   char Buf[512];
   std::snprintf(Buf, sizeof Buf,
-                "launch model (%s): about %.0f operations per item for %u elements moved (%s); "
+                "launch model (%s): about %.0f operations per item for %u element%s moved (%s); "
                 "registers about %u/%u/%u at c = 1/2/4, %u/%u/%u warps per SM at 256 threads; ",
-                Shape, C.WorkPerItem, Facts.ElementsMoved,
+                Shape, C.WorkPerItem, Facts.ElementsMoved, Facts.ElementsMoved == 1 ? "" : "s",
                 C.ComputeBound ? "compute-bound" : "memory-bound", C.Registers[0], C.Registers[1],
                 C.Registers[2], C.WarpsPerSM[0], C.WarpsPerSM[1], C.WarpsPerSM[2]);
   std::string S = Buf;
   S += "thread coarsening c = " + std::to_string(C.ThreadCoarsening) +
        (C.NoThreadCoarsening.empty() ? "" : " (" + C.NoThreadCoarsening + ")") +
-       "; launch coarsening k = " + std::to_string(C.LaunchCoarsening) + " (" + C.Why +
-       "): launch " + std::to_string(C.LaunchCoarsening) +
-       " times fewer gangs than the kernels apart (spmd_" + Kernel +
-       "_launch_coarsening in the -h header)";
+       "; launch coarsening k = " + std::to_string(C.LaunchCoarsening) + " (" + C.Why + "): " +
+       (C.LaunchCoarsening == 1
+            ? std::string("launch as many gangs as the kernels apart")
+            : "launch " + std::to_string(C.LaunchCoarsening) +
+                  " times fewer gangs than the kernels apart") +
+       " (spmd_" + Kernel + "_launch_coarsening in the -h header)";
   return S;
 }
 

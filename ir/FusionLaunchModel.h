@@ -36,7 +36,7 @@ struct LaunchChoice {
   unsigned Registers[3] = {};  ///< estimated registers per thread at c = 1, 2, 4
   unsigned WarpsPerSM[3] = {}; ///< the occupancy those give at 256 threads per block
   unsigned ThreadCoarsening = 1; ///< c: items per program instance per step
-  std::string NoThreadCoarsening; ///< why c stays 1 where a loop cannot be coarsened
+  std::string NoThreadCoarsening; ///< why c is not larger (empty at c = 4)
   unsigned LaunchCoarsening = 1;  ///< k: chunks (rows) per gang at the launch
   std::string Why;             ///< one clause: the reason for k
 };
