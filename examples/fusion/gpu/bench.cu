@@ -112,6 +112,7 @@ struct Variant {
 struct Example {
   std::string Name;
   std::function<void()> Apart;
+  std::string Kernel;         ///< the fused kernel
   std::vector<Variant> Fused; ///< the model's choice, then every candidate
   std::function<void()> Cuda;
   DeviceBuffer<float> *Out;
@@ -125,6 +126,7 @@ int main(int argc, char **argv) {
   if (argc < 2)
     fatal("usage: bench DIR");
   std::string Dir = argv[1];
+  std::setvbuf(stdout, nullptr, _IOLBF, 0); // every finished line survives a failure later
   Module Mod;
   checkLoader(spmdc_cuda_load_ptx_file(&Mod.M, 0, (Dir + "/kernels.ptx").c_str()), "load kernels.ptx");
   cudaDeviceProp Prop;
@@ -187,6 +189,7 @@ int main(int argc, char **argv) {
       launchSpmd(Mod, "map4", ElemWarps, x, t3, t4, n);
       launchSpmd(Mod, "map5", ElemWarps, t4, y, n);
     };
+    Ex.Kernel = "vfuse_map1_map2_map3_map4_map5";
     Ex.Fused = variants(MODEL(vfuse_map1_map2_map3_map4_map5), [&](Module &Mo, unsigned K) {
       launchSpmd(Mo, "vfuse_map1_map2_map3_map4_map5", (ElemWarps + K - 1) / K, x, a, b, n, y);
     });
@@ -203,6 +206,7 @@ int main(int argc, char **argv) {
       launchSpmd(Mod, "gelu", ElemWarps, t1, t2, n);
       launchSpmd(Mod, "dropout", ElemWarps, t2, y, seed, p, n);
     };
+    Ex.Kernel = "vfuse_bias_add_gelu_dropout";
     Ex.Fused = variants(MODEL(vfuse_bias_add_gelu_dropout), [&](Module &Mo, unsigned K) {
       launchSpmd(Mo, "vfuse_bias_add_gelu_dropout", (ElemWarps + K - 1) / K, x, bias, cols, n, y, seed, p);
     });
@@ -219,6 +223,7 @@ int main(int argc, char **argv) {
       launchSpmd(Mod, "row_expsum", Rows, x, r1, r2, rows, cols);
       launchSpmd(Mod, "row_divide", Rows, x, r1, r2, y, rows, cols);
     };
+    Ex.Kernel = "vfuse_row_max_row_expsum_row_divide";
     Ex.Fused = variants(MODEL(vfuse_row_max_row_expsum_row_divide), [&](Module &Mo, unsigned K) {
       launchSpmd(Mo, "vfuse_row_max_row_expsum_row_divide", Rows / K, x, rows, cols, y);
     });
@@ -235,6 +240,7 @@ int main(int argc, char **argv) {
       launchSpmd(Mod, "ln_var", Rows, x, r1, r2, rows, cols);
       launchSpmd(Mod, "ln_normalize", Rows, x, r1, r2, gamma, beta, y, rows, cols);
     };
+    Ex.Kernel = "vfuse_ln_mean_ln_var_ln_normalize";
     Ex.Fused = variants(MODEL(vfuse_ln_mean_ln_var_ln_normalize), [&](Module &Mo, unsigned K) {
       launchSpmd(Mo, "vfuse_ln_mean_ln_var_ln_normalize", Rows / K, x, rows, cols, gamma, beta, y);
     });
@@ -250,6 +256,7 @@ int main(int argc, char **argv) {
       launchSpmd(Mod, "row_sum", Rows, pos, r1, rows, cols);
       launchSpmd(Mod, "row_scale", Rows, pos, r1, y, rows, cols);
     };
+    Ex.Kernel = "vfuse_row_sum_row_scale";
     Ex.Fused = variants(MODEL(vfuse_row_sum_row_scale), [&](Module &Mo, unsigned K) { launchSpmd(Mo, "vfuse_row_sum_row_scale", Rows / K, pos, rows, cols, y); });
     Ex.Cuda = [&] { cuda_row_normalize<<<Rows / 8, 256>>>(pos, y, rows, cols); };
     Ex.Want.resize(N);
@@ -264,6 +271,7 @@ int main(int argc, char **argv) {
       launchSpmd(Mod, "diff3", ElemWarps, t1, y, n);
     };
     // Block composition: each warp's chunk in tiles of 128 in shared memory, halo recomputed.
+    Ex.Kernel = "vfuse_blur3_diff3";
     Ex.Fused = variants(MODEL(vfuse_blur3_diff3), [&](Module &Mo, unsigned K) { launchSpmd(Mo, "vfuse_blur3_diff3", (ElemWarps + K - 1) / K, x, n, y); });
     Ex.Cuda = [&] { cuda_stencil2<<<(N + StencilBlock - 1) / StencilBlock, StencilBlock>>>(x, y, n); };
     Ex.Want.resize(N);
@@ -352,13 +360,16 @@ int main(int argc, char **argv) {
         std::printf("\n");
     }
   }
-  std::printf("\ntuned: ");
+  // The tuned choice as spmdc flags and the launch (what a tuned build uses instead of the
+  // model's), and the model's choice against it.
+  std::printf("\n");
   for (size_t I = 0; I < E.size(); ++I) {
     const std::vector<double> &F = FusedMs[I];
     size_t Best = std::min_element(F.begin() + 1, F.end()) - F.begin();
-    std::printf("%s%s %s", I ? "; " : "", E[I].Name.c_str(), E[I].Fused[Best].Name.c_str());
+    const Variant &T = E[I].Fused[Best], &M = E[I].Fused[0];
+    std::printf("tuned: --coarsen=%s:%u, launch k=%u (%.3f ms); model: c=%u k=%u (%.3f ms, %+.0f%%)\n",
+                E[I].Kernel.c_str(), T.C, T.K, F[Best], M.C, M.K, F[0], 100.0 * (F[0] / F[Best] - 1));
   }
-  std::printf("\n");
   std::printf("\nmap chain apart, each kernel block-coarsened by 4 (4x fewer blocks): %.3f ms\n",
               Clock.median(ApartBlocks4));
   for (auto &[C, Mo] : ByC)
