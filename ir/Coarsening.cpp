@@ -97,6 +97,39 @@ bool isBlockBuiltin(BuiltinVar B) {
   }
 }
 
+/// Visits every op below `R`, saying whether it lies inside a nested loop.
+template <typename Fn> void walk(Region &R, Fn &&Visit, bool InNestedLoop = false) {
+  for (auto &P : R.Ops) {
+    Visit(*P, InNestedLoop);
+    bool Nested = InNestedLoop || P->Code == OpCode::Loop || P->Code == OpCode::Foreach;
+    for (auto &Sub : P->Regions)
+      walk(*Sub, Visit, Nested);
+  }
+}
+
+/// Why the `foreach` `F` cannot be thread-coarsened (empty: it can).
+std::string unsuitable(Op &F) {
+  if (F.Operands.size() != 2 || F.Tiled)
+    return "thread coarsening handles one-dimensional 'foreach' loops";
+  for (Op *O = F.ParentRegion ? F.ParentRegion->Parent : nullptr; O;
+       O = O->ParentRegion ? O->ParentRegion->Parent : nullptr) {
+    bool Uniform =
+        (O->Code == OpCode::If && !O->Operands[0]->isVarying()) ||
+        (O->Code == OpCode::Loop && !O->region(0).Ops.back()->Operands[0]->isVarying());
+    if (!Uniform)
+      return "this 'foreach' is inside varying control flow";
+  }
+  std::string Why;
+  walk(F.region(0), [&](Op &O, bool InNestedLoop) {
+    if (O.Code == OpCode::Return || O.Code == OpCode::Goto ||
+        (!InNestedLoop && (O.Code == OpCode::Break || O.Code == OpCode::Continue)))
+      if (Why.empty())
+        Why = std::string("its body has a '") + opName(O.Code) + "' (line " +
+              std::to_string(O.Loc.Line) + ")";
+  });
+  return Why;
+}
+
 class Coarsener {
 public:
   Coarsener(Module &M, const TargetInfo &Target, DiagnosticEngine &Diags)
@@ -179,38 +212,6 @@ private:
   //===--------------------------------------------------------------------===//
   // Thread coarsening
   //===--------------------------------------------------------------------===//
-
-  /// Why `F` cannot be coarsened (empty: it can).
-  std::string unsuitable(Op &F) {
-    if (F.Operands.size() != 2 || F.Tiled)
-      return "thread coarsening handles one-dimensional 'foreach' loops";
-    for (Op *O = F.ParentRegion ? F.ParentRegion->Parent : nullptr; O;
-         O = O->ParentRegion ? O->ParentRegion->Parent : nullptr) {
-      bool Uniform =
-          (O->Code == OpCode::If && !O->Operands[0]->isVarying()) ||
-          (O->Code == OpCode::Loop && !O->region(0).Ops.back()->Operands[0]->isVarying());
-      if (!Uniform)
-        return "this 'foreach' is inside varying control flow";
-    }
-    std::string Why;
-    walk(F.region(0), [&](Op &O, bool InNestedLoop) {
-      if (O.Code == OpCode::Return || O.Code == OpCode::Goto ||
-          (!InNestedLoop && (O.Code == OpCode::Break || O.Code == OpCode::Continue)))
-        if (Why.empty())
-          Why = std::string("its body has a '") + opName(O.Code) + "' (line " +
-                std::to_string(O.Loc.Line) + ")";
-    });
-    return Why;
-  }
-
-  template <typename Fn> static void walk(Region &R, Fn &&Visit, bool InNestedLoop = false) {
-    for (auto &P : R.Ops) {
-      Visit(*P, InNestedLoop);
-      bool Nested = InNestedLoop || P->Code == OpCode::Loop || P->Code == OpCode::Foreach;
-      for (auto &Sub : P->Regions)
-        walk(*Sub, Visit, Nested);
-    }
-  }
 
   void coarsenThreads(Function &K) {
     std::vector<Op *> Loops;
@@ -407,6 +408,15 @@ std::optional<CoarsenRequest> readPragma(const Pragma &P, DiagnosticEngine &Diag
 }
 
 } // namespace
+
+std::string threadCoarseningObstacle(Function &K) {
+  std::string Why;
+  walk(*K.Body, [&](Op &O, bool) {
+    if (O.Code == OpCode::Foreach && Why.empty())
+      Why = unsuitable(O);
+  });
+  return Why;
+}
 
 bool runCoarsening(Module &M, const std::vector<CoarsenRequest> &Requested,
                    const TargetInfo &Target, DiagnosticEngine &Diags) {

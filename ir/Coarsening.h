@@ -15,6 +15,7 @@ struct TargetInfo;
 
 namespace spmdc::ir {
 
+class Function;
 class Module;
 
 /// Coarsen kernel `Kernel` by `Factor`: thread coarsening (each program
@@ -36,6 +37,10 @@ struct CoarsenRequest {
 /// nothing and sets `Error` and `ErrorAt` (an offset in `Spec`).
 std::optional<CoarsenRequest> parseCoarsenSpec(const std::string &Spec, std::string &Error,
                                                size_t &ErrorAt);
+
+/// Why kernel `K` cannot be thread-coarsened (the first `foreach` the pass
+/// would refuse, and why); empty when it can.
+std::string threadCoarseningObstacle(Function &K);
 
 /// Collects `#pragma coarsen(...)` and the command line's requests (the
 /// command line's replaces a pragma's for the same kernel and kind) and

@@ -9,6 +9,7 @@
 // docs/fusion.md ("The launch model") gives the rules and their calibration.
 #include "ir/FusionLaunchModel.h"
 
+#include "ir/Coarsening.h"
 #include "ir/IR.h"
 #include "target/TargetInfo.h"
 
@@ -148,44 +149,6 @@ unsigned warpsPerSM(unsigned Registers, unsigned SharedBytes) {
   return Blocks * WarpsPerBlock;
 }
 
-/// Why a `foreach` of `F` cannot be thread-coarsened (the coarsening pass's
-/// conditions; empty: every one can).
-std::string coarseningObstacle(const Region &R, bool UnderVarying) {
-  for (const auto &P : R.Ops) {
-    if (P->Code == OpCode::Foreach) {
-      if (UnderVarying)
-        return "a 'foreach' is inside varying control flow";
-      if (P->Operands.size() != 2 || P->Tiled)
-        return "a 'foreach' is not one-dimensional";
-      std::string Why;
-      std::function<void(const Region &, bool)> Scan = [&](const Region &B, bool Nested) {
-        for (const auto &Q : B.Ops) {
-          if (Q->Code == OpCode::Return || Q->Code == OpCode::Goto ||
-              (!Nested && (Q->Code == OpCode::Break || Q->Code == OpCode::Continue)))
-            Why = "a 'foreach' body leaves the loop early";
-          for (const auto &Sub : Q->Regions)
-            Scan(*Sub, Nested || Q->Code == OpCode::Loop || Q->Code == OpCode::Foreach);
-        }
-      };
-      Scan(P->region(0), false);
-      if (!Why.empty())
-        return Why;
-      continue;
-    }
-    bool Varying = UnderVarying ||
-                   (P->Code == OpCode::If && P->Operands[0]->isVarying()) ||
-                   (P->Code == OpCode::Loop && !P->region(0).Ops.empty() &&
-                    !P->region(0).Ops.back()->Operands.empty() &&
-                    P->region(0).Ops.back()->Operands[0]->isVarying());
-    for (const auto &Sub : P->Regions) {
-      std::string Why = coarseningObstacle(*Sub, Varying);
-      if (!Why.empty())
-        return Why;
-    }
-  }
-  return "";
-}
-
 } // namespace
 
 LaunchChoice chooseLaunch(Function &Fused, const FusedKernelFacts &Facts, const TargetInfo &Target) {
@@ -200,7 +163,7 @@ LaunchChoice chooseLaunch(Function &Fused, const FusedKernelFacts &Facts, const 
   }
   // c: the most copies that keep the occupancy of one copy (their loads are
   // then in flight together at no cost in resident warps).
-  C.NoThreadCoarsening = coarseningObstacle(*Fused.Body, false);
+  C.NoThreadCoarsening = threadCoarseningObstacle(Fused);
   if (C.NoThreadCoarsening.empty() && C.ComputeBound)
     C.NoThreadCoarsening = "compute-bound: more loads in flight gain nothing";
   if (C.NoThreadCoarsening.empty()) {
