@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 namespace spmdc::ir {
@@ -110,8 +111,9 @@ unsigned regionValues(const Region &R) {
 }
 
 /// Sums the cost of every `foreach` body (per item), the largest one, and
-/// what lies outside every loop (per gang).
-void measure(const Region &R, bool InLoop, LaunchChoice &C) {
+/// what lies outside every loop (per gang, by kernel of the chain).
+void measure(const Region &R, bool InLoop, const FusedKernelFacts &Facts, LaunchChoice &C,
+             std::map<int, double> &Prologue) {
   for (const auto &P : R.Ops) {
     if (P->Code == OpCode::Foreach) {
       double Body = regionCost(P->region(0));
@@ -121,9 +123,9 @@ void measure(const Region &R, bool InLoop, LaunchChoice &C) {
       continue;
     }
     if (!InLoop)
-      C.PrologueWork += opCost(*P);
+      Prologue[Facts.KernelOf ? Facts.KernelOf(*P) : -1] += opCost(*P);
     for (const auto &Sub : P->Regions)
-      measure(*Sub, InLoop || P->Code == OpCode::Loop, C);
+      measure(*Sub, InLoop || P->Code == OpCode::Loop, Facts, C, Prologue);
   }
 }
 
@@ -154,7 +156,13 @@ unsigned warpsPerSM(unsigned Registers, unsigned SharedBytes) {
 LaunchChoice chooseLaunch(Function &Fused, const FusedKernelFacts &Facts, const TargetInfo &Target) {
   (void)Target;
   LaunchChoice C;
-  measure(*Fused.Body, false, C);
+  std::map<int, double> Prologue;
+  measure(*Fused.Body, false, Facts, C, Prologue);
+  double Costliest = 0;
+  for (const auto &[Kernel, Cost] : Prologue)
+    if (Kernel >= 0)
+      Costliest = std::max(Costliest, Cost);
+  C.PrologueWork = Costliest + (Prologue.count(-1) ? Prologue[-1] : 0);
   C.ComputeBound = C.WorkPerItem >= BalanceOpsPerElement * std::max(1u, Facts.ElementsMoved);
   const unsigned Factors[3] = {1, 2, 4};
   for (int I = 0; I < 3; ++I) {

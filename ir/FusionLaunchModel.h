@@ -1,6 +1,7 @@
 // The launch model of vertical fusion on the GPU: thread and launch coarsening of a fused kernel.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace spmdc {
@@ -10,6 +11,7 @@ struct TargetInfo;
 namespace spmdc::ir {
 
 class Function;
+class Op;
 
 /// How a fused kernel's loops merged (docs/fusion.md, "The launch model").
 enum class FusedShape {
@@ -24,6 +26,10 @@ struct FusedKernelFacts {
   unsigned ElementsMoved = 0;  ///< global array elements per item (the traffic model's)
   unsigned RowPasses = 0;      ///< Rows: loops over the row that read the same array
   unsigned SharedBytes = 0;    ///< Tiles: `.shared` bytes per block
+  /// The kernel of the chain an op of the fused body came from (-1: the
+  /// pass's own): each kernel computes its range again, and LLVM merges those
+  /// identical computations, so the prologue counts the costliest kernel's.
+  std::function<int(const Op &)> KernelOf;
 };
 
 /// The model's estimate and choice.
@@ -31,7 +37,8 @@ struct LaunchChoice {
   double WorkPerItem = 0;      ///< weighted operations per item, every loop
   double LargestLoopWork = 0;  ///< the same, the largest single loop body
   unsigned LargestLoopValues = 0; ///< values the largest loop body computes
-  double PrologueWork = 0;     ///< weighted operations per gang outside the loops
+  double PrologueWork = 0;     ///< weighted operations per gang outside the loops (the
+                               ///< costliest kernel's, see KernelOf)
   bool ComputeBound = false;   ///< work per element moved above the target's balance
   unsigned Registers[3] = {};  ///< estimated registers per thread at c = 1, 2, 4
   unsigned WarpsPerSM[3] = {}; ///< the occupancy those give at 256 threads per block

@@ -1662,6 +1662,10 @@ private:
       for (const auto &[Root, Sides] : Readers)
         Facts.RowPasses = std::max(Facts.RowPasses, static_cast<unsigned>(Sides.size()));
     }
+    Facts.KernelOf = [&](const Op &O) {
+      auto It = SideOf.find(&O);
+      return It == SideOf.end() ? -1 : static_cast<int>(It->second);
+    };
     LaunchChoice C = chooseLaunch(*Entry, Facts, Target);
     Entry->ModelLaunchCoarsening = C.LaunchCoarsening;
     Entry->ModelThreadCoarsening = C.ThreadCoarsening;
