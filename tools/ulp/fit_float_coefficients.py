@@ -177,5 +177,5 @@ fit("fast log: log(1 + f) = f - f^2/2 + f^3 P(f)",
 # on [0, 1], pi/2 exact (the kernel adds it last as head + tail).
 fit("fast acos: acos(x) / sqrt(1 - x) = pi/2 + x Q(x)",
     lambda x: mp.acos(x) / mp.sqrt(1 - x) if x < 1 else mp.sqrt(2),
-    lambda x: mp.acos(x) / mp.sqrt(1 - x) if x < 1 else mp.sqrt(2), list(range(1, 9)),
+    lambda x: mp.acos(x) / mp.sqrt(1 - x) if x < 1 else mp.sqrt(2), list(range(1, 8)),
     lambda x: mp.pi / 2, mp.mpf(0), mp.mpf(1))
