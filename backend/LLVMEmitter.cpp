@@ -74,6 +74,7 @@ namespace emitter {
 ModuleState::ModuleState(ir::Module &M, const TargetInfo &Target, llvm::TargetMachine &TM,
                          llvm::LLVMContext &Ctx, DiagnosticEngine &Diags)
     : IRM(M), Target(Target), Ctx(Ctx), Diags(Diags), W(Target.GangWidth),
+      Optimizing(TM.getOptLevel() != llvm::CodeGenOptLevel::None),
       Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx),
       Lanes(Target.isGPU() ? createNVPTXLaneOps(B) : createX86LaneOps(B, W)) {
   Mod->setTargetTriple(TM.getTargetTriple());
@@ -436,7 +437,14 @@ void ModuleEmitter::defineExportWrapper(ir::Function &F) {
       A = B.CreateICmpNE(A, B.getInt8(0));
     Args.push_back(A);
   }
-  llvm::Value *R = B.CreateCall(Masked, Args);
+  llvm::CallInst *R = B.CreateCall(Masked, Args);
+  // The body is inlined into the entry (as ISPC compiles an export twice), so that it is
+  // optimized for the all-on mask: a uniform loop whose stores the function's mask
+  // guards is otherwise left with a mask test in its body, and on SSE4 (no masked
+  // stores) the loop vectorizer then declines it (uniform stdlib math calls in a loop
+  // ran scalar). The masked copy stays for callers that pass a mask; -O0 keeps the call.
+  if (Optimizing)
+    R->addFnAttr(llvm::Attribute::AlwaysInline);
   if (Ret->isVoid())
     B.CreateRetVoid();
   else

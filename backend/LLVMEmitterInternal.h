@@ -54,6 +54,8 @@ struct ModuleState {
   llvm::LLVMContext &Ctx;
   DiagnosticEngine &Diags;
   unsigned W;
+  /// Optimizing (not -O0): the C entry of an export function inlines its body.
+  bool Optimizing;
   std::unique_ptr<llvm::Module> Mod;
   llvm::IRBuilder<> B;
   std::unique_ptr<LaneOps> Lanes;

@@ -160,3 +160,22 @@ fit("erf small: erf(x) = x + x P(x^2)", mp.erf, mp.erf, [1, 3, 5, 7, 9, 11, 13, 
 fit("erf big: erfc(x)^(-1/16) = 1 + x Q(x)", lambda x: mp.erfc(x)**(-mp.mpf(1) / 16),
     lambda x: mp.erfc(x)**(-mp.mpf(1) / 16) / (16 * mp.erfc(x)), [1, 2, 3, 4, 5, 6, 7],
     lambda x: 1, ERF_SPLIT, mp.mpf("3.92"))
+
+# exp of the default library (spmd_mathf_fast_exp): degree 6, e^r = 1 + r + r^2 E(r) with
+# E of degree 4 on |r| <= ln2/2 (+ rounding slack): 2^-29 relative, far below the final
+# roundings (degree 7 buys nothing measurable).
+fit("fast exp: e^r = 1 + r + r^2 E(r), E of degree 4", mp.exp, mp.exp, [2, 3, 4, 5, 6],
+    lambda r: 1 + r, -R, R)
+# log of the default library (spmd_mathf_fast_log): no division; log(1 + f) = f - f^2/2 +
+# f^3 P(f) on f = m - 1, m in [sqrt(1/2), sqrt(2)) (the form of Cephes' logf).
+F_LO, F_HI = mp.sqrt(mp.mpf(0.5)) - 1, mp.sqrt(2) - 1
+fit("fast log: log(1 + f) = f - f^2/2 + f^3 P(f)",
+    near0(lambda f: mp.log1p(f), lambda f: f - f**2 / 2 + f**3 / 3),
+    near0(lambda f: mp.log1p(f), lambda f: f), [3, 4, 5, 6, 7, 8, 9, 10, 11],
+    lambda f: f - f**2 / 2, F_LO * (1 + mp.mpf(2)**-20), F_HI * (1 + mp.mpf(2)**-20))
+# acos of the default library (spmd_mathf_fast_acos): acos(x) = sqrt(1 - x) (pi/2 + x Q(x))
+# on [0, 1], pi/2 exact (the kernel adds it last as head + tail).
+fit("fast acos: acos(x) / sqrt(1 - x) = pi/2 + x Q(x)",
+    lambda x: mp.acos(x) / mp.sqrt(1 - x) if x < 1 else mp.sqrt(2),
+    lambda x: mp.acos(x) / mp.sqrt(1 - x) if x < 1 else mp.sqrt(2), list(range(1, 8)),
+    lambda x: mp.pi / 2, mp.mpf(0), mp.mpf(1))
