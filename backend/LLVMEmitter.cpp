@@ -193,6 +193,7 @@ private:
   bool declareWarpFrames(const std::set<ir::Function *> &Used);
   llvm::Constant *constantInit(ir::Global &G, llvm::Type *T);
   llvm::Function *declareFunction(ir::Function &F);
+  void markParamsNoAlias(ir::Function &F, llvm::Function &LF);
   void defineExportWrapper(ir::Function &F);
   void defineKernel(ir::Function &F);
   void describeEntry(llvm::Function &Entry, ir::Function &F);
@@ -401,8 +402,27 @@ llvm::Function *ModuleEmitter::declareFunction(ir::Function &F) {
     LF->addFnAttr(llvm::Attribute::AlwaysInline);
   else if (F.IsNoInline)
     LF->addFnAttr(llvm::Attribute::NoInline);
+  markParamsNoAlias(F, *LF);
   Functions[&F] = LF;
   return LF;
+}
+
+/// The ISPC guide ("Data Alignment and Aliasing"): pointers and references passed
+/// to a function must not alias, and ISPC marks every pointer parameter `noalias`.
+/// So does spmdc on x86, for the user's functions with a body: LLVM may then keep a
+/// value read through one parameter in a register across stores through another
+/// (aobench's `*rng` across its sphere loads), also after inlining (scoped
+/// metadata). Not the standard library's (memmove's operands may overlap), not
+/// extern "C" declarations, and not yet on NVPTX.
+void ModuleEmitter::markParamsNoAlias(ir::Function &F, llvm::Function &LF) {
+  if (Target.isGPU() || !F.Body || F.IsStdlib || F.flags().ExternC)
+    return;
+  for (size_t I = 0; I < F.Params.size(); ++I) {
+    const Type *T = F.Params[I]->Ty;
+    if ((T->isReference() || (T->isPointer() && T->isUniform())) &&
+        LF.getArg(I)->getType()->isPointerTy())
+      LF.addParamAttr(I, llvm::Attribute::NoAlias);
+  }
 }
 
 /// With -g, an entry (the C wrapper, the kernel) is described as the function it enters:
@@ -433,6 +453,8 @@ void ModuleEmitter::defineExportWrapper(ir::Function &F) {
   std::vector<llvm::Value *> Args = {llvm::ConstantInt::getTrue(maskType())};
   for (size_t I = 1; I < F.Params.size(); ++I) {
     llvm::Value *A = C->getArg(I - 1);
+    if (Masked->hasParamAttribute(I, llvm::Attribute::NoAlias)) // as the masked entry's
+      C->addParamAttr(I - 1, llvm::Attribute::NoAlias);
     if (F.Params[I]->Ty->isBool())
       A = B.CreateICmpNE(A, B.getInt8(0));
     Args.push_back(A);

@@ -40,9 +40,8 @@ bool isLocalSlotAddress(const Value *Addr) {
   return false;
 }
 
-/// Standard library hooks without a body that are each lane's own arithmetic
-/// (backend/StdlibHooks.cpp): safe with no lane on, and cheap (ISPC counts
-/// its bit casts and these as safe functions too).
+} // namespace
+
 bool isLaneArithmeticHook(const Op &Call) {
   static const std::set<std::string> Names = {
       "intbits", "floatbits", "doublebits", "float16bits", "abs",  "min",   "max",
@@ -50,6 +49,8 @@ bool isLaneArithmeticHook(const Op &Call) {
   return Call.Callee && Call.Callee->IsStdlib && !Call.Callee->Body &&
          Names.count(Call.Callee->Name);
 }
+
+namespace {
 
 /// Adds the cost of running `R` unconditionally to `Cost`; false if some op
 /// is unsafe with no lane on or not worth running on every path.

@@ -4,6 +4,7 @@
 namespace spmdc::ir {
 
 class Module;
+class Op;
 
 /// Runs on the structured IR before the divergence transform (x86 only; the
 /// GPU branches per thread anyway). Marks Op::Predicated on every varying `if`
@@ -15,5 +16,11 @@ class Module;
 /// private slots become selects, as ISPC does for `?:`, `&&`, `||` and its
 /// cheap ifs (PREDICATE_SAFE_IF_STATEMENT_COST).
 void runIfPredication(Module &M);
+
+/// A call of a standard library hook without a body that is each lane's own
+/// arithmetic (backend/StdlibHooks.cpp: bit casts, abs, min, max, floor, sqrt, ...):
+/// safe with no lane on, cheap, and the same whatever the mask (ISPC counts its
+/// bit casts and these as safe functions too).
+bool isLaneArithmeticHook(const Op &Call);
 
 } // namespace spmdc::ir
