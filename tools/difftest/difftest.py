@@ -16,6 +16,7 @@ usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J] [--batc
        difftest.py --gpu-prepare DIR --count N [--batch B]   (a GPU batch, gang 32)
        difftest.py --gpu-prepare DIR --gpu-ablate SEED        (SEED less one statement each)
        difftest.py --gpu-compare DIR GPU_OUT                  (its results, run.sh's gpu.out)
+       difftest.py --gpu-recompile DIR                        (DIR's PTX again, this spmdc)
 
 --batch B puts B programs in one file (names prefixed s<seed>_), compiled once per
 compiler and target (BatchBuilder); a program that differs or fails there is redone
@@ -609,6 +610,18 @@ def gpu_prepare(a, features):
             rejected.update(spmd_fails)
     with open(os.path.join(out, "rejected.json"), "w") as f:
         json.dump(rejected, f, indent=1)
+    ready = len(os.listdir(os.path.join(out, "expected")))
+    print("difftest: GPU batch in %s: %d programs ready, %d left out (rejected.json)" % (
+        out, ready, len(rejected)))
+    for s, why in sorted(rejected.items()):
+        print("  seed %d: %s" % (s, why[:160]))
+    return report_ptx_sync(out)
+
+
+def report_ptx_sync(out):
+    """Runs ptx_sync_check.py over DIR's PTX, writes ptx-sync.txt and prints the
+    programs with a warp-synchronous instruction under divergent control;
+    1 when some are sure cases."""
     # No GPU needed for this oracle: a warp-synchronous instruction under divergent
     # control (ptx_sync_check.py) is a hang or a wrong vote waiting to happen.
 
@@ -626,11 +639,6 @@ def gpu_prepare(a, features):
                         re.sub(r"\s+", " ", syncs[0][1])))
     with open(os.path.join(out, "ptx-sync.txt"), "w") as f:
         f.write("".join("%d %s\n" % kv for kv in sorted(suspects.items())))
-    ready = len(os.listdir(os.path.join(out, "expected")))
-    print("difftest: GPU batch in %s: %d programs ready, %d left out (rejected.json)" % (
-        out, ready, len(rejected)))
-    for s, why in sorted(rejected.items()):
-        print("  seed %d: %s" % (s, why[:160]))
     sure = {s: why for s, why in suspects.items() if not why.startswith("(unsure)")}
     print("difftest: PTX check (ptx_sync_check.py): %d programs with a warp-synchronous "
           "instruction under divergent control, %d more unsure (ptx-sync.txt)" % (
@@ -638,6 +646,41 @@ def gpu_prepare(a, features):
     for s, why in sorted(sure.items()):
         print("  seed %d: %s" % (s, why[:200]))
     return 1 if sure else 0
+
+
+def gpu_recompile(a, features):
+    """--gpu-recompile DIR: the PTX of a prepared GPU batch again, with this spmdc
+    (the seeds and ISPC's expected outputs stay): a compiler fix is checked on the
+    GPU without running the oracle again. A chunk that no longer compiles whole is
+    split as --gpu-prepare splits it; programs spmdc now rejects are left out."""
+    out = a.gpu_recompile
+    chunks = sorted(f[:-len(".seeds")] for f in os.listdir(out) if f.endswith(".seeds"))
+    rejected = {}
+    work = tempfile.mkdtemp(prefix="difftest-gpu-recompile-")
+    try:
+        builder = BatchBuilder(Tools(a.spmdc, a.ispc, work), work)
+        for chunk in chunks:
+            base = os.path.join(out, chunk)
+            with open(base + ".seeds") as f:
+                seeds = [int(x) for x in f.read().split()]
+            for stale in (base + ".seeds", base + ".ptx", base + ".ptx.cubin"):
+                if os.path.exists(stale):
+                    os.remove(stale)
+            gens = [gpu_program(s, features) for s in seeds]
+            ptx, fails = builder.compiled("spmdc", "nvptx-sm_90", gens, "ptx")
+            rejected.update({s: "spmdc: " + w for s, w in fails.items()})
+            for j, (group, path) in enumerate(ptx):
+                name = base if j == 0 else "%s-r%d" % (base, j)
+                shutil.copy(path, name + ".ptx")
+                with open(name + ".seeds", "w") as f:  # last: a chunk with .seeds is complete
+                    f.write(" ".join(map(str, group)) + "\n")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("difftest: GPU batch in %s recompiled: %d chunks, %d programs spmdc rejects" % (
+        out, len(chunks), len(rejected)))
+    for s, why in sorted(rejected.items()):
+        print("  seed %d: %s" % (s, why[:160]))
+    return report_ptx_sync(out)
 
 
 def gpu_compare(a):
@@ -722,18 +765,24 @@ def main():
                     help="with --gpu-prepare: a batch of SEED's program and, for each of its "
                          "removable statements, the program less that statement "
                          "(ablations.txt), to shrink a GPU finding in one GPU run")
+    ap.add_argument("--gpu-recompile", metavar="DIR",
+                    help="compile a prepared GPU batch's programs to PTX again with this spmdc "
+                         "(after a compiler change; the expected outputs stay)")
     ap.add_argument("--gpu-compare", nargs=2, metavar=("DIR", "GPU_OUT"),
                     help="compare the outputs run.sh wrote (gpu.out) with DIR's")
     a = ap.parse_args()
 
     if a.gpu_compare:  # needs no ISPC: the expected outputs are in DIR
         return gpu_compare(a)
+    if a.gpu_recompile:  # nor does this: only spmdc's side changes
+        return gpu_recompile(a, gen.features_from(a.features, a.no_features))
     if not os.path.exists(a.ispc):
         print("difftest: no ISPC at %s (set --ispc or $ISPC): skipped" % a.ispc)
         return 0
     features = gen.features_from(a.features, a.no_features)
     if a.gpu_prepare:
         return gpu_prepare(a, features)
+
     if a.reproduce is not None:
         work = tempfile.mkdtemp(prefix="difftest-repro-")
         runner = X86Runner(Tools(a.spmdc, a.ispc, work, "-O" + a.ispc_opt))
