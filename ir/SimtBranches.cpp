@@ -45,6 +45,25 @@ const Op *addressRoot(const Value *Addr) {
   return Addr->Def;
 }
 
+/// Whether every part of a value of type `T` belongs to one lane, so that each
+/// thread of a SIMT region may return its own. A uniform part must come out the
+/// same in every thread, also in those whose lane is off (the caller branches on
+/// it as on any uniform value): a thread that skipped the body or returned early
+/// would hand back another. Unbound struct members take the instance's variability.
+bool isPerLane(const Type *T) {
+  if (T->isVoid())
+    return true;
+  if (T->isArray())
+    return isPerLane(T->getElementType());
+  if (!T->isVarying())
+    return false;
+  if (T->isStruct())
+    for (const FieldDecl &Field : T->getStructDecl()->Fields)
+      if (Field.Ty->isUniform() || ((Field.Ty->isStruct() || Field.Ty->isArray()) && !isPerLane(Field.Ty)))
+        return false;
+  return true;
+}
+
 using UseMap = std::map<const Value *, std::vector<std::pair<const Op *, unsigned>>>;
 
 void collectUses(const Region &R, UseMap &Uses) {
@@ -91,7 +110,9 @@ public:
     for (auto &F : M.Functions)
       if (F->Body) {
         markRegion(*F->Body, *F);
-        F->SimtBody = functionIsClean(*F);
+        // Only threads whose lane is on run a SIMT body: a uniform result would
+        // differ in the others.
+        F->SimtBody = functionIsClean(*F) && isPerLane(F->Ty->getReturnType());
       }
   }
 
@@ -133,6 +154,7 @@ private:
     Clean[&F] = false;
     Scan S(facts(F), /*AllowReturn=*/true);
     S.Self = &F;
+    S.PerLaneReturn = isPerLane(F.Ty->getReturnType());
     bool Ok = scanRegion(S, *F.Body);
     Clean[&F] = Ok;
     return Ok;
@@ -145,6 +167,9 @@ private:
     const FunctionFacts &Facts;
     bool AllowReturn;
     const Function *Self = nullptr; ///< the function whose whole body is scanned
+    /// The function returns lane values only (isPerLane): a thread may return
+    /// alone, under varying branches. Otherwise every return must be outside them.
+    bool PerLaneReturn = true;
     unsigned VaryingDepth = 0;  ///< varying ifs/loops around the op, in the candidate
     unsigned LoopDepth = 0;     ///< loops around the op, in the candidate
     std::map<const Value *, unsigned> SlotDepth; ///< Vars defined in the candidate
@@ -258,7 +283,7 @@ private:
     case OpCode::Continue:
       return S.LoopDepth > 0; // a jump out of the candidate would cross its mask
     case OpCode::Return:
-      return S.AllowReturn;
+      return S.AllowReturn && (S.PerLaneReturn || S.VaryingDepth == 0);
     default:
       return true;
     }
@@ -295,6 +320,7 @@ private:
         // A return inside is a thread's real return, so nothing after the
         // candidate may need the whole warp either: the function must be clean.
         Scan S(facts(F), functionIsClean(F));
+        S.PerLaneReturn = isPerLane(F.Ty->getReturnType());
         if (scanOp(S, *O)) {
           markAll(*O);
           continue;

@@ -138,6 +138,9 @@ def divergent_registers(blocks, butterflies_uniform=False):
             return DIVERGENT
         return level.get(x, UNIFORM)
 
+    # A lane-affine register shifted by k bits (a warp frame's offset: the thread's
+    # linear index scaled to the frame size): its low 5 + k bits hold the lane.
+    shift = {}
     changed = True
     while changed:
         changed = False
@@ -153,18 +156,28 @@ def divergent_registers(blocks, butterflies_uniform=False):
                 new = DIVERGENT
             elif max(levels, default=UNIFORM) == UNIFORM:
                 new = UNIFORM
-            elif op.startswith("mov") and levels == [LANE_AFFINE]:
-                new = LANE_AFFINE
-            elif op.startswith("add") and sorted(levels) == [UNIFORM, LANE_AFFINE]:
-                new = LANE_AFFINE
+            elif (op.startswith(("mov", "add")) and sorted(levels) in
+                  ([LANE_AFFINE], [UNIFORM, LANE_AFFINE]) and len(dsts) == 1):
+                k = shift.get(operands[levels.index(LANE_AFFINE)], 0)
+                new = LANE_AFFINE if shift.get(dsts[0], k) == k else DIVERGENT
+                shift[dsts[0]] = k
             elif op.startswith("mad.lo") and levels[:2] == [UNIFORM, UNIFORM]:
                 new = levels[2]
-            elif (op.startswith("shr") and levels[0] == LANE_AFFINE and operands[1].isdigit()
-                  and int(operands[1]) >= 5):
-                new = UNIFORM  # the warp's number
+            elif (op.startswith(("shl", "shr")) and levels[0] == LANE_AFFINE
+                  and operands[1].isdigit() and len(dsts) == 1):
+                k = int(operands[1]) * (1 if op.startswith("shl") else -1)
+                low = 5 + shift.get(operands[0], 0) + k  # bits below the warp's part
+                if low <= 0:
+                    new = UNIFORM  # the warp's number
+                elif shift.get(dsts[0], low - 5) == low - 5:
+                    new = LANE_AFFINE
+                    shift[dsts[0]] = low - 5
+                else:
+                    new = DIVERGENT
             elif (op.startswith("and") and levels[0] == LANE_AFFINE
-                  and re.match(r"^-?\d+$", operands[1]) and int(operands[1]) % 32 == 0):
-                new = UNIFORM  # the warp's first thread
+                  and re.match(r"^-?\d+$", operands[1])
+                  and int(operands[1]) % (1 << (5 + shift.get(operands[0], 0))) == 0):
+                new = UNIFORM  # the warp's first thread (times 2^k)
             else:
                 new = DIVERGENT
             for d in dsts:
