@@ -53,7 +53,9 @@ void OpLowering::callVaryingPointer(ir::Op &O, llvm::FunctionType *FT) {
   if (ResultTy) {
     llvm::IRBuilder<> Entry(AllocaIP, AllocaIP->begin());
     ResultSlot = Entry.CreateAlloca(FT->getReturnType(), nullptr, "fnptr.result");
-    B.CreateStore(llvm::PoisonValue::get(FT->getReturnType()), ResultSlot);
+    // Zero for the lanes that call nothing, not poison: code without a mask may still
+    // read them (NVPTXLaneOps' guarded blocks give zero for the same reason).
+    B.CreateStore(llvm::Constant::getNullValue(FT->getReturnType()), ResultSlot);
   }
   llvm::BasicBlock *Before = B.GetInsertBlock();
   auto *Head = llvm::BasicBlock::Create(Ctx, "fnptr.next", Fn);
