@@ -11,6 +11,11 @@
 #include "llvm/IR/Module.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
 
 namespace spmdc {
 
@@ -105,19 +110,71 @@ llvm::Value *lanePointer(llvm::IRBuilder<> &B, llvm::Value *Ptrs, unsigned Lane)
                      GEP->getNoWrapFlags());
 }
 
-void rewrite(llvm::IntrinsicInst *G) {
+/// The gather `G`'s lanes as one scalar load each, built at `B`'s insertion point.
+llvm::Value *laneLoads(llvm::IRBuilder<> &B, llvm::IntrinsicInst *G) {
   auto *VT = llvm::cast<llvm::FixedVectorType>(G->getType());
   llvm::Align A = G->getParamAlign(0).valueOrOne();
-  llvm::IRBuilder<> B(G);
   llvm::Value *Res = llvm::PoisonValue::get(VT);
   for (unsigned L = 0; L < VT->getNumElements(); ++L) {
     llvm::Value *V = B.CreateAlignedLoad(VT->getElementType(),
                                          lanePointer(B, G->getArgOperand(0), L), A);
     Res = B.CreateInsertElement(Res, V, B.getInt32(L));
   }
+  return Res;
+}
+
+void rewrite(llvm::IntrinsicInst *G) {
+  llvm::IRBuilder<> B(G);
+  llvm::Value *Res = laneLoads(B, G);
   Res->takeName(G);
   G->replaceAllUsesWith(Res);
   G->eraseFromParent();
+}
+
+/// Gathers under one variable mask `Mask` in one block, first to last in `Gathers`: the
+/// block's code from the first to the last is copied, the copy taken where every lane of
+/// `Mask` is on and given the constant all-on mask, so its gathers become per-lane loads
+/// (returned in `AllOnGathers`). The all-on copies of functions
+/// (ir/AllOnSpecialization.cpp) give their gathers the constant mask; but where the copy
+/// and the masked body are the same code but for the mask, LLVM's simplifycfg merges
+/// them into one body under `all(m) ? all-on : m`, and this brings the copy back for the
+/// stretch that needs it, with one mask test.
+void versionOnAllOn(llvm::ArrayRef<llvm::IntrinsicInst *> Gathers, llvm::Value *Mask,
+                    llvm::SmallVectorImpl<llvm::IntrinsicInst *> &AllOnGathers) {
+  llvm::Instruction *First = Gathers.front(), *Last = Gathers.back();
+  llvm::BasicBlock *Head = First->getParent();
+  llvm::BasicBlock *Masked = Head->splitBasicBlock(First, Head->getName() + ".masked");
+  llvm::BasicBlock *Tail =
+      Masked->splitBasicBlock(std::next(Last->getIterator()), Head->getName() + ".join");
+  llvm::ValueToValueMapTy VMap;
+  llvm::BasicBlock *AllOn = llvm::CloneBasicBlock(Masked, VMap, ".allon", Head->getParent());
+  llvm::Constant *On = llvm::Constant::getAllOnesValue(Mask->getType());
+  for (llvm::Instruction &I : *AllOn) {
+    llvm::RemapInstruction(&I, VMap,
+                           llvm::RF_NoModuleLevelChanges | llvm::RF_IgnoreMissingLocals);
+    I.replaceUsesOfWith(Mask, On);
+  }
+  for (llvm::IntrinsicInst *G : Gathers)
+    AllOnGathers.push_back(llvm::cast<llvm::IntrinsicInst>(VMap[G]));
+  // Head: the test; both copies fall into Tail, which takes each value used after them
+  // from the copy that ran.
+  Head->getTerminator()->eraseFromParent();
+  llvm::IRBuilder<> B(Head);
+  B.CreateCondBr(B.CreateAndReduce(Mask), AllOn, Masked);
+  B.SetInsertPoint(Tail, Tail->begin());
+  for (llvm::Instruction &I : *Masked) {
+    llvm::SmallVector<llvm::Use *, 4> Outside;
+    for (llvm::Use &U : I.uses())
+      if (llvm::cast<llvm::Instruction>(U.getUser())->getParent() != Masked)
+        Outside.push_back(&U);
+    if (Outside.empty())
+      continue;
+    llvm::PHINode *Phi = B.CreatePHI(I.getType(), 2, I.getName());
+    Phi->addIncoming(VMap[&I], AllOn);
+    Phi->addIncoming(&I, Masked);
+    for (llvm::Use *U : Outside)
+      U->set(Phi);
+  }
 }
 
 bool isAllOn(const llvm::Value *Mask) {
@@ -132,19 +189,41 @@ llvm::PreservedAnalyses LaneLoadGathersPass::run(llvm::Function &F,
   if (!llvm::Triple(F.getParent()->getTargetTriple()).isX86())
     return llvm::PreservedAnalyses::all();
   const llvm::TargetTransformInfo &TTI = AM.getResult<llvm::TargetIRAnalysis>(F);
-  llvm::SmallVector<llvm::IntrinsicInst *, 16> Gathers;
+  llvm::SmallVector<llvm::IntrinsicInst *, 16> Gathers, Versioned;
   for (llvm::Instruction &I : llvm::instructions(F))
     if (auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(&I))
       if (II->getIntrinsicID() == llvm::Intrinsic::masked_gather &&
-          llvm::isa<llvm::FixedVectorType>(II->getType()) && isAllOn(II->getArgOperand(1)) &&
-          !TTI.isLegalMaskedGather(II->getType(), II->getParamAlign(0).valueOrOne()))
-        Gathers.push_back(II);
+          llvm::isa<llvm::FixedVectorType>(II->getType()) &&
+          !TTI.isLegalMaskedGather(II->getType(), II->getParamAlign(0).valueOrOne())) {
+        if (isAllOn(II->getArgOperand(1)))
+          Gathers.push_back(II);
+        else if (!llvm::isa<llvm::Constant>(II->getArgOperand(1)))
+          Versioned.push_back(II);
+      }
+  // Variable-mask gathers by block and mask, in block order.
+  llvm::MapVector<std::pair<llvm::BasicBlock *, llvm::Value *>,
+                  llvm::SmallVector<llvm::IntrinsicInst *, 8>>
+      Groups;
+  for (llvm::IntrinsicInst *G : Versioned)
+    Groups[{G->getParent(), G->getArgOperand(1)}].push_back(G);
+  llvm::SmallPtrSet<llvm::BasicBlock *, 8> Split;
+  for (auto &[Key, Group] : Groups) {
+    // One stretch per block (a block split once has moved its code).
+    if (!Split.insert(Key.first).second)
+      continue;
+    versionOnAllOn(Group, Key.second, Gathers);
+  }
   for (llvm::IntrinsicInst *G : Gathers)
     rewrite(G);
-  if (Gathers.empty())
+  if (Gathers.empty() && Versioned.empty())
     return llvm::PreservedAnalyses::all();
+  // The analyses EarlyCSE asks for must see the new blocks.
+  if (!Versioned.empty())
+    AM.invalidate(F, llvm::PreservedAnalyses::none());
   // The lanes of a[i] and a[i + 1] extract the same scalars of i: one each.
   llvm::EarlyCSEPass().run(F, AM);
+  if (!Versioned.empty())
+    return llvm::PreservedAnalyses::none();
   llvm::PreservedAnalyses PA;
   PA.preserveSet<llvm::CFGAnalyses>();
   return PA;

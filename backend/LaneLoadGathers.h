@@ -12,9 +12,12 @@ namespace spmdc {
 /// For a gather under the constant all-on mask (all-on function copies, full
 /// foreach chunks) this pass does what ISPC's SSE4 gathers do: per lane, the
 /// lane's 32-bit index extracted, scalar address arithmetic (folded into the
-/// load's addressing mode) and a load. Gathers under a variable mask are left
-/// to LLVM (docs/decisions.md: the branch-free form measured slower on sort).
-/// x86 only.
+/// load's addressing mode) and a load. Gathers under a variable mask stay LLVM's
+/// per-lane branches (docs/decisions.md: the branch-free form measured slower on
+/// sort), except that the stretch of a block from its first to its last gather
+/// under one variable mask is copied under `all(mask)` with the copy's gathers
+/// all-on (LLVM's simplifycfg merges a function's all-on copy with its masked
+/// body when the two differ only in the mask). x86 only.
 class LaneLoadGathersPass : public llvm::PassInfoMixin<LaneLoadGathersPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F, llvm::FunctionAnalysisManager &AM);

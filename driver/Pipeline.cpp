@@ -26,6 +26,7 @@
 #include "ir/DivergenceTransform.h"
 #include "ir/IfPredication.h"
 #include "ir/IndexNoWrap.h"
+#include "ir/SinCosPairing.h"
 #include "ir/HorizontalFusion.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
@@ -350,13 +351,15 @@ int compileForTarget(const CompilerOptions &Opts, const TargetVariant *Variant) 
   if (Opts.Emit == EmitKind::SpmdIR)
     return printIR(*IRM, Opts, Diags);
 
-  // 8. x86: varying index arithmetic is marked nsw (ISPC's 32-bit addressing);
+  // 8. x86: sin(x) and cos(x) of one x become one sincos(x); varying index
+  // arithmetic is marked nsw (ISPC's 32-bit addressing);
   // cheap varying ifs are marked to run as blends, without a branch,
   // and large functions to get a copy for an all-on entry mask. NVPTX: float
   // exp/log (all of exp log pow sin cos tan with fast math) through the GPU's
   // special function unit; varying branches that need no mask stay per-thread
   // branches (SIMT). Then the context-stack divergence transform: the others -> masks.
   if (!Target->isGPU() && Opts.OptLevel > 0) {
+    ir::runSinCosPairing(*IRM);
     ir::runIndexNoWrap(*IRM);
     ir::runIfPredication(*IRM);
     ir::runAllOnSpecialization(*IRM);

@@ -119,6 +119,10 @@ struct Context {
   Kind K;
   Value *MaskSlot;        ///< var slot holding this context's mask
   bool AllOnForGood = false; ///< the slot holds all-on and no lane can leave it
+  /// An arm of a predicated `?:`, `&&` or `||`: the expression's temporary and the slot
+  /// of the arm's condition alone (without the enclosing mask), which its store takes.
+  Value *ExprTemp = nullptr;
+  Value *ExprArmSlot = nullptr;
 };
 
 class FunctionTransform {
@@ -377,7 +381,7 @@ private:
     if (O->Code == OpCode::Var && O->result())
       SlotDepth[O->result()] = Stack.size();
     if (needsMask(*O) && !isDeadLaneStore(*O))
-      O->Mask = mask();
+      O->Mask = isExpressionTempStore(*O) ? B.load(Stack.back().ExprArmSlot) : mask();
     O->ParentRegion = B.insertRegion();
     B.insertRegion()->Ops.push_back(std::move(O));
   }
@@ -394,6 +398,34 @@ private:
   /// iteration's value for the lanes that are off: a register per variable
   /// carried around the loop (on NVPTX, 12 more registers and a quarter of the
   /// occupancy for Black-Scholes).
+  /// The store of a predicated `?:`, `&&` or `||` arm into the expression's temporary
+  /// (ir/Lowering.cpp): the temporary is a value, read only where the expression is, so
+  /// its lanes that are off in the enclosing mask are never used, and the store may take
+  /// the arm's condition alone. `c ? a : b` is then `select(c, a, b)` and `a || b`
+  /// `a | b`, as ISPC's, with no mask and-ed into them (which LLVM cannot fold away).
+  bool isExpressionTempStore(const Op &O) {
+    return O.Code == OpCode::Store && Stack.back().ExprTemp &&
+           O.Operands[0] == Stack.back().ExprTemp;
+  }
+
+  /// The temporary a predicated `?:`, `&&` or `||` stores its value into: the slot every
+  /// arm's last op stores to (null when the if is not of that shape).
+  static Value *expressionTemp(const Op &If) {
+    if (!If.Predicated || !If.FromExpression)
+      return nullptr;
+    Value *Temp = nullptr;
+    for (const auto &Arm : If.Regions) {
+      if (Arm->Ops.empty())
+        continue;
+      const Op &Last = *Arm->Ops.back();
+      if (Last.Code != OpCode::Store || !Last.Operands[0]->Def ||
+          Last.Operands[0]->Def->Code != OpCode::Var || (Temp && Temp != Last.Operands[0]))
+        return nullptr;
+      Temp = Last.Operands[0];
+    }
+    return Temp;
+  }
+
   bool isDeadLaneStore(const Op &O) {
     if (O.Code != OpCode::Store || !O.Operands[0]->Def || O.Operands[0]->Def->Code != OpCode::Var)
       return false;
@@ -428,6 +460,9 @@ private:
       return;
     }
     Value *ParentSlot = Stack.back().MaskSlot;
+    Value *ExprTemp = expressionTemp(O);
+    if (ExprTemp)
+      ExprTemp = remap(ExprTemp);
     for (size_t Arm = 0; Arm < O.Regions.size(); ++Arm) {
       if (O.Regions[Arm]->Ops.empty())
         continue;
@@ -438,7 +473,8 @@ private:
       // A predicated arm (ir/IfPredication.cpp) runs whatever the mask: its
       // stores are blends, cheaper than testing the mask and branching.
       Region *Saved = O.Predicated ? B.insertRegion() : openIf(any(B.load(Slot)));
-      Stack.push_back({Context::Branch, Slot});
+      Value *ArmSlot = ExprTemp ? freshSlot(Arm == 0 ? C : notV(C), "__expr_arm") : nullptr;
+      Stack.push_back({Context::Branch, Slot, false, ExprTemp, ArmSlot});
       region(*O.Regions[Arm]);
       Stack.pop_back();
       B.setInsertRegion(Saved);
