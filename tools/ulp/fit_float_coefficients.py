@@ -173,6 +173,11 @@ fit("fast log: log(1 + f) = f - f^2/2 + f^3 P(f)",
     near0(lambda f: mp.log1p(f), lambda f: f - f**2 / 2 + f**3 / 3),
     near0(lambda f: mp.log1p(f), lambda f: f), [3, 4, 5, 6, 7, 8, 9, 10, 11],
     lambda f: f - f**2 / 2, F_LO * (1 + mp.mpf(2)**-20), F_HI * (1 + mp.mpf(2)**-20))
+# log of --math-lib=fast (log, log1p, pow): the same form with P of degree 5.
+fit("fastlib log: log(1 + f) = f - f^2/2 + f^3 P(f), P of degree 5",
+    near0(lambda f: mp.log1p(f), lambda f: f - f**2 / 2 + f**3 / 3),
+    near0(lambda f: mp.log1p(f), lambda f: f), [3, 4, 5, 6, 7, 8],
+    lambda f: f - f**2 / 2, F_LO * (1 + mp.mpf(2)**-20), F_HI * (1 + mp.mpf(2)**-20))
 # acos of the default library (spmd_mathf_fast_acos): acos(x) = sqrt(1 - x) (pi/2 + x Q(x))
 # on [0, 1], pi/2 exact (the kernel adds it last as head + tail).
 fit("fast acos: acos(x) / sqrt(1 - x) = pi/2 + x Q(x)",
