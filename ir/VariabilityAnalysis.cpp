@@ -488,8 +488,11 @@ private:
   void recordAffine(Value &V) {
     if (!V.isVarying() || !V.Ty->isInteger() || V.AffineBase)
       return;
+    // Stride 0 too (`i - programIndex`: varying, yet the same on every lane):
+    // a value with a stride needs a base, or a sum or widening of it would
+    // have none (difftest seed 301042).
     std::optional<int64_t> S = strideOf(&V);
-    if (!S || *S == 0)
+    if (!S)
       return;
     Op &D = *V.Def;
     const Type *UT = uniformOfType(M.Types.withConst(V.Ty, false));
@@ -499,7 +502,10 @@ private:
       Base = B.constInt(0, UT);
       break;
     case OpCode::Convert: {
-      Op *C = B.create(OpCode::Convert, UT, {affineBase(*D.Operands[0])});
+      Value *From = affineBase(*D.Operands[0]);
+      if (!From)
+        return;
+      Op *C = B.create(OpCode::Convert, UT, {From});
       C->Cast = D.Cast;
       Base = C->result();
       break;

@@ -64,7 +64,8 @@ private:
       use(O, V);
     if (O.Mask)
       use(O, O.Mask);
-    types(O);
+    if (!llvm::is_contained(O.Operands, nullptr)) // use() reported it; types() reads them
+      types(O);
     if (After)
       transformed(O);
     unsigned Inner =
