@@ -3,6 +3,7 @@
 
 #include "backend/ContiguousMemoryOps.h"
 #include "backend/LaneLoadGathers.h"
+#include "backend/MaskedMergeUnfreeze.h"
 #include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
 #include "backend/WideMasks.h"
@@ -34,9 +35,14 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   // After every instcombine of the pipeline (so after inlining has exposed the
   // callers' allocas behind pointer parameters): masked stores into private stack
   // memory become blends, which the pipeline's later SROA promotes to registers.
+  // NVPTX: guarded lane values that only a select on their own lane test
+  // reads lose their freeze, which would block instcombine and simplifycfg.
+  const bool NVPTX = TM.getTargetTriple().isNVPTX();
   PB.registerPeepholeEPCallback(
-      [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
+      [NVPTX](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
         FPM.addPass(PrivateMaskedStoresPass());
+        if (NVPTX)
+          FPM.addPass(MaskedMergeUnfreezePass());
       });
   llvm::OptimizationLevel Level = OptLevel == 0   ? llvm::OptimizationLevel::O0
                                   : OptLevel == 1 ? llvm::OptimizationLevel::O1

@@ -100,16 +100,16 @@ private:
   }
 
   /// `if (Cond) R = Body();` with R after (an arbitrary but fixed value where
-  /// Cond is false); null when the body gives no value. Integers and pointers
-  /// are frozen, not plain poison: the SPMD IR runs some ops on every lane
-  /// without a mask (a load from a local array at an index a masked gather
-  /// gave, ...), and from a poison address or divisor LLVM proves the lane on
-  /// (SimplifyCFG turns the branch into llvm.assume(Cond)), folding the mask of
-  /// the whole region to true. Floating-point values stay plain poison: no
-  /// address or divisor is one, and a frozen float is a value LLVM must keep
-  /// (the two-stage stencil's `c ? x[i + 1] : x[i]` kept both loads, 38 -> 48
-  /// registers). Not zero either: a materialized zero per guarded load costs
-  /// registers (Black-Scholes: 34 instead of 32, a quarter fewer warps per SM).
+  /// Cond is false); null when the body gives no value. Frozen, not plain
+  /// poison: the SPMD IR runs some ops on every lane without a mask (a load
+  /// from a local array at an index a masked gather gave, ...), and from
+  /// poison there LLVM proves the lane on (a load through a poison address is
+  /// undefined: SimplifyCFG turns the branch into llvm.assume(Cond)), folding
+  /// the mask of the whole region to true. Floats too: difftest seeds 300606
+  /// and 300122 differed with plain poison for floats. Not zero either: a
+  /// materialized zero per guarded load costs registers (Black-Scholes: 34
+  /// instead of 32, a quarter fewer warps per SM). Where only a select on Cond
+  /// reads the value, backend/MaskedMergeUnfreeze.cpp drops the freeze again.
   llvm::Value *guarded(llvm::Value *Cond, const std::function<llvm::Value *()> &Body) {
     llvm::LLVMContext &Ctx = B.getContext();
     llvm::BasicBlock *From = B.GetInsertBlock();
@@ -126,7 +126,7 @@ private:
     llvm::PHINode *Phi = B.CreatePHI(R->getType(), 2);
     Phi->addIncoming(R, ThenEnd);
     Phi->addIncoming(llvm::PoisonValue::get(R->getType()), From);
-    return R->getType()->isFPOrFPVectorTy() ? Phi : B.CreateFreeze(Phi);
+    return B.CreateFreeze(Phi);
   }
 
   /// shfl.sync.idx of any scalar type, in 32-bit pieces.
