@@ -71,7 +71,8 @@ std::optional<std::string> readInput(const std::string &Path, DiagnosticEngine &
 /// The stdlib prelude goes through the same preprocessor and parser as user code.
 /// --math-lib=system defines SPMDC_MATH_LIB_SYSTEM for it (stdlib/math.spmd then calls the
 /// C library's functions), --math-lib=accurate SPMDC_MATH_LIB_ACCURATE (the float kernels
-/// below 1 ulp instead of the default ones).
+/// below 1 ulp instead of the default ones), --math-lib=fast SPMDC_MATH_LIB_FAST (cheaper,
+/// less accurate float kernels for some functions, as ISPC's fast library).
 bool parseStdlibPrelude(ASTContext &Ctx, const TargetInfo &Target, DiagnosticEngine &Diags,
                         const std::string &MathLib) {
   const std::string Name = "<stdlib>";
@@ -81,6 +82,8 @@ bool parseStdlibPrelude(ASTContext &Ctx, const TargetInfo &Target, DiagnosticEng
     PP.Macros.push_back({"SPMDC_MATH_LIB_SYSTEM"});
   if (MathLib == "accurate")
     PP.Macros.push_back({"SPMDC_MATH_LIB_ACCURATE"});
+  if (MathLib == "fast")
+    PP.Macros.push_back({"SPMDC_MATH_LIB_FAST"});
   std::optional<std::string> Text = preprocess(Name, StdlibSource, PP, Target, Diags);
   if (!Text)
     return false;

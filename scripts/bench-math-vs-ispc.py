@@ -229,7 +229,7 @@ def geomean(v):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--targets", default="sse4-i32x4,avx2-i32x8,avx512skx-x16")
+    ap.add_argument("--targets", default="sse4-i32x4,avx2-i32x8,avx2-i32x16,avx512skx-x16")
     ap.add_argument("--libs", default="default,fast")
     ap.add_argument("--functions", default="")
     ap.add_argument("--rounds", type=int, default=7)

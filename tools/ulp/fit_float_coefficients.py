@@ -173,6 +173,17 @@ fit("fast log: log(1 + f) = f - f^2/2 + f^3 P(f)",
     near0(lambda f: mp.log1p(f), lambda f: f - f**2 / 2 + f**3 / 3),
     near0(lambda f: mp.log1p(f), lambda f: f), [3, 4, 5, 6, 7, 8, 9, 10, 11],
     lambda f: f - f**2 / 2, F_LO * (1 + mp.mpf(2)**-20), F_HI * (1 + mp.mpf(2)**-20))
+# log of --math-lib=fast (log, log1p, pow): the same form with P of degree 5.
+fit("fastlib log: log(1 + f) = f - f^2/2 + f^3 P(f), P of degree 5",
+    near0(lambda f: mp.log1p(f), lambda f: f - f**2 / 2 + f**3 / 3),
+    near0(lambda f: mp.log1p(f), lambda f: f), [3, 4, 5, 6, 7, 8],
+    lambda f: f - f**2 / 2, F_LO * (1 + mp.mpf(2)**-20), F_HI * (1 + mp.mpf(2)**-20))
+# atan of the default library (spmd_mathf_fast_atan): atan u = u + u z T(z) on the whole
+# [0, 1] (1/|x| above 1).
+fit("fast atan: atan(u) / u = 1 + z T(z), z in [0, 1]",
+    near0(lambda z: mp.atan(mp.sqrt(z)) / mp.sqrt(z), lambda z: 1 - z / 3),
+    near0(lambda z: mp.atan(mp.sqrt(z)) / mp.sqrt(z), lambda z: 1 - z / 3),
+    [1, 2, 3, 4, 5, 6, 7], lambda z: 1, mp.mpf(0), mp.mpf(1))
 # acos of the default library (spmd_mathf_fast_acos): acos(x) = sqrt(1 - x) (pi/2 + x Q(x))
 # on [0, 1], pi/2 exact (the kernel adds it last as head + tail).
 fit("fast acos: acos(x) / sqrt(1 - x) = pi/2 + x Q(x)",
