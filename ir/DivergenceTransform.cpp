@@ -386,18 +386,6 @@ private:
     B.insertRegion()->Ops.push_back(std::move(O));
   }
 
-  /// A store into one of the function's own slots under the function's mask
-  /// (or all-on): the lanes that are off there are off for the rest of the
-  /// call and their slot values are never read again (a lane re-enabled by
-  /// everywhere/crev reads an unspecified value, SPEC 2.2), so it may write
-  /// every lane. Unmasked, LLVM promotes the slot to registers cleanly.
-  /// The same holds for a slot declared in a foreach body, stored under the
-  /// body's mask: the lanes off there (past the end, or off at the foreach)
-  /// are off for the rest of the iteration, and the next iteration declares
-  /// the slot anew. Masked, each such store would keep the previous
-  /// iteration's value for the lanes that are off: a register per variable
-  /// carried around the loop (on NVPTX, 12 more registers and a quarter of the
-  /// occupancy for Black-Scholes).
   /// The store of a predicated `?:`, `&&` or `||` arm into the expression's temporary
   /// (ir/Lowering.cpp): the temporary is a value, read only where the expression is, so
   /// its lanes that are off in the enclosing mask are never used, and the store may take
@@ -426,6 +414,18 @@ private:
     return Temp;
   }
 
+  /// A store into one of the function's own slots under the function's mask
+  /// (or all-on): the lanes that are off there are off for the rest of the
+  /// call and their slot values are never read again (a lane re-enabled by
+  /// everywhere/crev reads an unspecified value, SPEC 2.2), so it may write
+  /// every lane. Unmasked, LLVM promotes the slot to registers cleanly.
+  /// The same holds for a slot declared in a foreach body, stored under the
+  /// body's mask: the lanes off there (past the end, or off at the foreach)
+  /// are off for the rest of the iteration, and the next iteration declares
+  /// the slot anew. Masked, each such store would keep the previous
+  /// iteration's value for the lanes that are off: a register per variable
+  /// carried around the loop (on NVPTX, 12 more registers and a quarter of the
+  /// occupancy for Black-Scholes).
   bool isDeadLaneStore(const Op &O) {
     if (O.Code != OpCode::Store || !O.Operands[0]->Def || O.Operands[0]->Def->Code != OpCode::Var)
       return false;
