@@ -5,6 +5,7 @@
 #include "backend/LaneLoadGathers.h"
 #include "backend/LaneStoreScatters.h"
 #include "backend/MaskedMergeUnfreeze.h"
+#include "backend/NVPTXNegate16.h"
 #include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
 #include "backend/WideMasks.h"
@@ -21,6 +22,38 @@
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 
 namespace spmdc {
+
+namespace {
+/// Our passes after LLVM's pipeline (-O1 and above).
+void addCleanupPasses(llvm::FunctionPassManager &FPM, llvm::TargetMachine &TM) {
+  // Our own clean-up once LLVM has exposed the address patterns: contiguous
+  // gathers/scatters become vector loads/stores, all-on gathers per-lane loads
+  // where the target has no gather instruction, redundant warp votes go
+  // (NVPTX), then instcombine folds all-on masks away and simplifycfg the
+  // branches on votes that became constants.
+  FPM.addPass(ContiguousMemoryOpsPass());
+  // x86 without gather instructions: all-on gathers become per-lane loads.
+  FPM.addPass(LaneLoadGathersPass());
+  FPM.addPass(WarpVoteSimplifyPass());
+  FPM.addPass(llvm::InstCombinePass());
+  FPM.addPass(llvm::SimplifyCFGPass());
+  // On NVPTX a second round: simplifycfg has turned the transform's
+  // `if (any(m)) { mask updates }` into selects on the vote, which go now.
+  if (TM.getTargetTriple().isNVPTX()) {
+    FPM.addPass(WarpVoteSimplifyPass());
+    FPM.addPass(llvm::InstCombinePass());
+    FPM.addPass(llvm::SimplifyCFGPass());
+  }
+  // x86 without scatter instructions: a mask test and a scalar address per lane (after
+  // instcombine, which would turn the tests of the mask's bits back into extracts).
+  FPM.addPass(LaneStoreScattersPass());
+  // Last (instcombine would fold it back): on SSE4/AVX2 mask logic runs on
+  // lane-wide integers, as ISPC's does; AVX-512 keeps masks in mask registers.
+  const llvm::Triple &TT = TM.getTargetTriple();
+  FPM.addPass(WideMasksPass(TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
+                               !TM.getTargetFeatureString().contains("+avx512f")));
+}
+} // namespace
 
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel) {
   llvm::LoopAnalysisManager LAM;
@@ -53,35 +86,13 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
                                     ? PB.buildO0DefaultPipeline(Level)
                                     : PB.buildPerModuleDefaultPipeline(Level);
   MPM.run(M, MAM);
-  if (Level == llvm::OptimizationLevel::O0)
-    return;
-  // Our own clean-up once LLVM has exposed the address patterns: contiguous
-  // gathers/scatters become vector loads/stores, all-on gathers per-lane loads
-  // where the target has no gather instruction, redundant warp votes go
-  // (NVPTX), then instcombine folds all-on masks away and simplifycfg the
-  // branches on votes that became constants.
   llvm::FunctionPassManager FPM;
-  FPM.addPass(ContiguousMemoryOpsPass());
-  // x86 without gather instructions: all-on gathers become per-lane loads.
-  FPM.addPass(LaneLoadGathersPass());
-  FPM.addPass(WarpVoteSimplifyPass());
-  FPM.addPass(llvm::InstCombinePass());
-  FPM.addPass(llvm::SimplifyCFGPass());
-  // On NVPTX a second round: simplifycfg has turned the transform's
-  // `if (any(m)) { mask updates }` into selects on the vote, which go now.
-  if (TM.getTargetTriple().isNVPTX()) {
-    FPM.addPass(WarpVoteSimplifyPass());
-    FPM.addPass(llvm::InstCombinePass());
-    FPM.addPass(llvm::SimplifyCFGPass());
-  }
-  // x86 without scatter instructions: a mask test and a scalar address per lane (after
-  // instcombine, which would turn the tests of the mask's bits back into extracts).
-  FPM.addPass(LaneStoreScattersPass());
-  // Last (instcombine would fold it back): on SSE4/AVX2 mask logic runs on
-  // lane-wide integers, as ISPC's does; AVX-512 keeps masks in mask registers.
-  const llvm::Triple &TT = TM.getTargetTriple();
-  FPM.addPass(WideMasksPass(TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
-                               !TM.getTargetFeatureString().contains("+avx512f")));
+  if (Level != llvm::OptimizationLevel::O0)
+    addCleanupPasses(FPM, TM);
+  // Last of all, at every level (instcombine would fold it back): ptxas's
+  // 16-bit negate.
+  if (NVPTX)
+    FPM.addPass(NVPTXNegate16Pass());
   llvm::ModulePassManager Cleanup;
   Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
   Cleanup.run(M, MAM);
