@@ -3,6 +3,7 @@
 
 #include "backend/ContiguousMemoryOps.h"
 #include "backend/LaneLoadGathers.h"
+#include "backend/LaneStoreScatters.h"
 #include "backend/MaskedMergeUnfreeze.h"
 #include "backend/NVPTXNegate16.h"
 #include "backend/PrivateMaskedStores.h"
@@ -43,6 +44,9 @@ void addCleanupPasses(llvm::FunctionPassManager &FPM, llvm::TargetMachine &TM) {
     FPM.addPass(llvm::InstCombinePass());
     FPM.addPass(llvm::SimplifyCFGPass());
   }
+  // x86 without scatter instructions: a mask test and a scalar address per lane (after
+  // instcombine, which would turn the tests of the mask's bits back into extracts).
+  FPM.addPass(LaneStoreScattersPass());
   // Last (instcombine would fold it back): on SSE4/AVX2 mask logic runs on
   // lane-wide integers, as ISPC's does; AVX-512 keeps masks in mask registers.
   const llvm::Triple &TT = TM.getTargetTriple();

@@ -76,7 +76,7 @@ ModuleState::ModuleState(ir::Module &M, const TargetInfo &Target, llvm::TargetMa
     : IRM(M), Target(Target), Ctx(Ctx), Diags(Diags), W(Target.GangWidth),
       Optimizing(TM.getOptLevel() != llvm::CodeGenOptLevel::None),
       Mod(std::make_unique<llvm::Module>("spmdc", Ctx)), B(Ctx),
-      Lanes(Target.isGPU() ? createNVPTXLaneOps(B) : createX86LaneOps(B, W)) {
+      Lanes(Target.isGPU() ? createNVPTXLaneOps(B) : createX86LaneOps(B, W, Target.ISA)) {
   Mod->setTargetTriple(TM.getTargetTriple());
   Mod->setDataLayout(TM.createDataLayout());
 }

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace spmdc {
@@ -88,7 +89,9 @@ protected:
   unsigned W;
 };
 
-std::unique_ptr<LaneOps> createX86LaneOps(llvm::IRBuilder<> &B, unsigned Width);
+/// `ISA` is the target's ("sse4", "avx2", "avx512skx"): it picks the register permutes.
+std::unique_ptr<LaneOps> createX86LaneOps(llvm::IRBuilder<> &B, unsigned Width,
+                                          const std::string &ISA);
 std::unique_ptr<LaneOps> createNVPTXLaneOps(llvm::IRBuilder<> &B);
 
 } // namespace spmdc

@@ -430,13 +430,16 @@ private:
   /// call and their slot values are never read again (a lane re-enabled by
   /// everywhere/crev reads an unspecified value, SPEC 2.2), so it may write
   /// every lane. Unmasked, LLVM promotes the slot to registers cleanly.
-  /// The same holds for a slot declared in a foreach body, stored under the
-  /// body's mask: the lanes off there (past the end, or off at the foreach)
-  /// are off for the rest of the iteration, and the next iteration declares
-  /// the slot anew. Masked, each such store would keep the previous
-  /// iteration's value for the lanes that are off: a register per variable
-  /// carried around the loop (on NVPTX, 12 more registers and a quarter of the
-  /// occupancy for Black-Scholes).
+  /// The same holds for a slot declared in a foreach body, a varying loop's
+  /// body or a varying if's arm, stored under that body's or arm's mask: the
+  /// lanes off there (past the end, done or broken out, off at the if) are off
+  /// for the rest of the iteration or arm, and the next one declares the slot
+  /// anew (ISPC, too, initializes a declared variable with an unmasked store).
+  /// Masked, each such store would keep the previous iteration's value for the
+  /// lanes that are off: a register per variable carried around the loop and a
+  /// blend per store (on NVPTX, 12 more registers and a quarter of the
+  /// occupancy for Black-Scholes; on AVX2 three blends per key in the scatter
+  /// loop of examples/ispc/sort).
   bool isDeadLaneStore(const Op &O) {
     if (O.Code != OpCode::Store || !O.Operands[0]->Def || O.Operands[0]->Def->Code != OpCode::Var)
       return false;
@@ -444,7 +447,7 @@ private:
       Context::Kind K = Stack[I].K;
       if (K == Context::UniformLoopBody)
         continue; // shares its parent's mask
-      if (K == Context::ForeachBody) {
+      if (K == Context::ForeachBody || K == Context::VaryingLoopBody || K == Context::Branch) {
         auto It = SlotDepth.find(O.Operands[0]);
         return It != SlotDepth.end() && It->second > I;
       }
