@@ -55,6 +55,8 @@ public:
       return estimate14(N == "spmd_rcp14", A[0]);
     if ((N == "spmd_rcp14_refined" || N == "spmd_rsqrt14_refined") && K == 1 && !GPU)
       return refined14(N == "spmd_rcp14_refined");
+    if (N == "spmd_fma" && K == 3)
+      return B.CreateIntrinsic(llvm::Intrinsic::fma, {A[0]->getType()}, {A[0], A[1], A[2]});
     if (N == "abs" && K == 1)
       return Float ? B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, A[0])
                    : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
