@@ -4,6 +4,7 @@
 #include "backend/ContiguousMemoryOps.h"
 #include "backend/LaneLoadGathers.h"
 #include "backend/MaskedMergeUnfreeze.h"
+#include "backend/NVPTXNegate16.h"
 #include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
 #include "backend/WideMasks.h"
@@ -20,6 +21,35 @@
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 
 namespace spmdc {
+
+namespace {
+/// Our passes after LLVM's pipeline (-O1 and above).
+void addCleanupPasses(llvm::FunctionPassManager &FPM, llvm::TargetMachine &TM) {
+  // Our own clean-up once LLVM has exposed the address patterns: contiguous
+  // gathers/scatters become vector loads/stores, all-on gathers per-lane loads
+  // where the target has no gather instruction, redundant warp votes go
+  // (NVPTX), then instcombine folds all-on masks away and simplifycfg the
+  // branches on votes that became constants.
+  FPM.addPass(ContiguousMemoryOpsPass());
+  // x86 without gather instructions: all-on gathers become per-lane loads.
+  FPM.addPass(LaneLoadGathersPass());
+  FPM.addPass(WarpVoteSimplifyPass());
+  FPM.addPass(llvm::InstCombinePass());
+  FPM.addPass(llvm::SimplifyCFGPass());
+  // On NVPTX a second round: simplifycfg has turned the transform's
+  // `if (any(m)) { mask updates }` into selects on the vote, which go now.
+  if (TM.getTargetTriple().isNVPTX()) {
+    FPM.addPass(WarpVoteSimplifyPass());
+    FPM.addPass(llvm::InstCombinePass());
+    FPM.addPass(llvm::SimplifyCFGPass());
+  }
+  // Last (instcombine would fold it back): on SSE4/AVX2 mask logic runs on
+  // lane-wide integers, as ISPC's does; AVX-512 keeps masks in mask registers.
+  const llvm::Triple &TT = TM.getTargetTriple();
+  FPM.addPass(WideMasksPass(TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
+                               !TM.getTargetFeatureString().contains("+avx512f")));
+}
+} // namespace
 
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel) {
   llvm::LoopAnalysisManager LAM;
@@ -52,32 +82,13 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
                                     ? PB.buildO0DefaultPipeline(Level)
                                     : PB.buildPerModuleDefaultPipeline(Level);
   MPM.run(M, MAM);
-  if (Level == llvm::OptimizationLevel::O0)
-    return;
-  // Our own clean-up once LLVM has exposed the address patterns: contiguous
-  // gathers/scatters become vector loads/stores, all-on gathers per-lane loads
-  // where the target has no gather instruction, redundant warp votes go
-  // (NVPTX), then instcombine folds all-on masks away and simplifycfg the
-  // branches on votes that became constants.
   llvm::FunctionPassManager FPM;
-  FPM.addPass(ContiguousMemoryOpsPass());
-  // x86 without gather instructions: all-on gathers become per-lane loads.
-  FPM.addPass(LaneLoadGathersPass());
-  FPM.addPass(WarpVoteSimplifyPass());
-  FPM.addPass(llvm::InstCombinePass());
-  FPM.addPass(llvm::SimplifyCFGPass());
-  // On NVPTX a second round: simplifycfg has turned the transform's
-  // `if (any(m)) { mask updates }` into selects on the vote, which go now.
-  if (TM.getTargetTriple().isNVPTX()) {
-    FPM.addPass(WarpVoteSimplifyPass());
-    FPM.addPass(llvm::InstCombinePass());
-    FPM.addPass(llvm::SimplifyCFGPass());
-  }
-  // Last (instcombine would fold it back): on SSE4/AVX2 mask logic runs on
-  // lane-wide integers, as ISPC's does; AVX-512 keeps masks in mask registers.
-  const llvm::Triple &TT = TM.getTargetTriple();
-  FPM.addPass(WideMasksPass(TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
-                               !TM.getTargetFeatureString().contains("+avx512f")));
+  if (Level != llvm::OptimizationLevel::O0)
+    addCleanupPasses(FPM, TM);
+  // Last of all, at every level (instcombine would fold it back): ptxas's
+  // 16-bit negate.
+  if (NVPTX)
+    FPM.addPass(NVPTXNegate16Pass());
   llvm::ModulePassManager Cleanup;
   Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
   Cleanup.run(M, MAM);

@@ -211,7 +211,9 @@ llvm::PreservedAnalyses LaneLoadGathersPass::run(llvm::Function &F,
     // One stretch per block (a block split once has moved its code).
     if (!Split.insert(Key.first).second)
       continue;
-    versionOnAllOn(Group, Key.second, Gathers);
+    // The group's mask as its gathers read it now: an earlier stretch that computed the
+    // mask has since sent it through a phi in its join (difftest seed 21781).
+    versionOnAllOn(Group, Group.front()->getArgOperand(1), Gathers);
   }
   for (llvm::IntrinsicInst *G : Gathers)
     rewrite(G);

@@ -91,6 +91,17 @@ bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
   return false;
 }
 
+bool containsReturn(const Region &R) {
+  for (const auto &O : R.Ops) {
+    if (O->Code == OpCode::Return)
+      return true;
+    for (const auto &Sub : O->Regions)
+      if (containsReturn(*Sub))
+        return true;
+  }
+  return false;
+}
+
 } // namespace
 
 bool isVaryingLoop(const Op &O) {
@@ -490,12 +501,21 @@ private:
       L->DoWhile = O.DoWhile;
       L->Simt = O.Simt;
       Region *Saved = B.insertRegion();
+      // A return in the body under varying control clears the lanes of the
+      // contexts around the loop; when none is left the uniform loop must
+      // stop too: its step and every store in it are masked, so it would
+      // never reach its exit (ISPC leaves such a loop as well: its uniform
+      // stores are not masked). Difftest seed 20228.
+      bool LeaveWhenNoLaneLeft = VaryingReturns && !maskIsAllOnForGood() &&
+                                 O.Regions.size() > 1 && containsReturn(*O.Regions[1]);
       for (size_t I = 0; I < O.Regions.size(); ++I) {
         B.setInsertRegion(B.addRegion(L));
         // The body's break/continue are real jumps of this uniform loop.
         if (I == 1)
           Stack.push_back({Context::UniformLoopBody, Stack.back().MaskSlot});
         region(*O.Regions[I]);
+        if (I == 1 && LeaveWhenNoLaneLeft)
+          breakUnless(any(mask()));
         if (I == 1)
           Stack.pop_back();
       }

@@ -15,6 +15,7 @@ usage: difftest.py [--count N] [--seconds S] [--seed-start K] [--jobs J] [--batc
        difftest.py --reproduce SEED [--target T]   (one seed, verbose)
        difftest.py --gpu-prepare DIR --count N [--batch B]   (a GPU batch, gang 32)
        difftest.py --gpu-prepare DIR --gpu-ablate SEED        (SEED less one statement each)
+       difftest.py --check-file PROGRAM --target T           (a saved finding, again)
        difftest.py --gpu-compare DIR GPU_OUT                  (its results, run.sh's gpu.out)
        difftest.py --gpu-recompile DIR                        (DIR's PTX again, this spmdc)
 
@@ -756,7 +757,10 @@ def main():
                          "(implies --every-target); a program that differs or fails is "
                          "redone alone")
     ap.add_argument("--reproduce", type=int, help="run one seed and print everything")
-    ap.add_argument("--target", default="avx2-i32x8", help="with --reproduce")
+    ap.add_argument("--check-file", metavar="PROGRAM",
+                    help="compare spmdc with ISPC on one saved program (a finding's "
+                         "reduced.ispc) and print the outcome; exit 1 unless the same")
+    ap.add_argument("--target", default="avx2-i32x8", help="with --reproduce or --check-file")
     ap.add_argument("--gpu-prepare", metavar="DIR",
                     help="write a GPU batch of --count programs (gang 32) to DIR: spmdc's PTX, "
                          "ISPC's %s outputs, the driver and run.sh for the GPU machine"
@@ -783,6 +787,15 @@ def main():
     if a.gpu_prepare:
         return gpu_prepare(a, features)
 
+    if a.check_file:
+        work = tempfile.mkdtemp(prefix="difftest-check-")
+        try:
+            runner = X86Runner(Tools(a.spmdc, a.ispc, work, "-O" + a.ispc_opt))
+            res = classify(runner, os.path.abspath(a.check_file), a.target, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print("%s on %s: %s" % (a.check_file, a.target, " ".join(res)[:300]))
+        return 0 if res[0] == "same" else 1
     if a.reproduce is not None:
         work = tempfile.mkdtemp(prefix="difftest-repro-")
         runner = X86Runner(Tools(a.spmdc, a.ispc, work, "-O" + a.ispc_opt))

@@ -807,8 +807,9 @@ class Generator:
                 q = "uniform " if uniform else ""
                 lines = ["%s%s %s[%d];" % (q, t, name, size)]
                 init = self.expr(ctx, t, uniform, 2)
-                lines.append("for (uniform int z = 0; z < %d; ++z) %s[z] = (%s)(%s + (%s)z);" % (
-                    size, name, t, init, t) if t in INT_TYPES else
+                # In the unsigned type: ISPC's signed overflow is undefined at every width.
+                lines.append("for (uniform int z = 0; z < %d; ++z) %s[z] = (%s)((%s)(%s) + (%s)z);" % (
+                    size, name, t, utype(t), init, utype(t)) if t in INT_TYPES else
                     "for (uniform int z = 0; z < %d; ++z) %s[z] = %s + (%s)z;" % (size, name, init, t))
                 out.append(Stmt(lines, removable=False, calls=self.calls_in(init)))
                 ctx.vars.append(Var(name, t, uniform, True, kind="array", size=size))
@@ -835,8 +836,9 @@ class Generator:
                     lines = ["uniform %s %s[%d];" % (sname, name, size),
                              "for (uniform int z = 0; z < %d; ++z) {" % size]
                     for fn, ft in fields:
-                        lines.append("  %s[z].%s = (%s)(%s + (%s)z);" % (
-                            name, fn, ft, self.expr(ctx, ft, True, 2), ft))
+                        at = utype(ft) if ft in INT_TYPES else ft  # no signed overflow
+                        lines.append("  %s[z].%s = (%s)((%s)(%s) + (%s)z);" % (
+                            name, fn, ft, at, self.expr(ctx, ft, True, 2), at))
                     lines.append("}")
                     out.append(Stmt(lines, removable=False, calls=self.calls_in("".join(lines))))
                     ctx.vars.append(Var(name, sname, True, True, kind="structarray", size=size,
