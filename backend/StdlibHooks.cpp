@@ -55,6 +55,8 @@ public:
       return estimate14(N == "spmd_rcp14", A[0]);
     if ((N == "spmd_rcp14_refined" || N == "spmd_rsqrt14_refined") && K == 1 && !GPU)
       return refined14(N == "spmd_rcp14_refined");
+    if (N == "spmd_fma" && K == 3)
+      return B.CreateIntrinsic(llvm::Intrinsic::fma, {A[0]->getType()}, {A[0], A[1], A[2]});
     if (N == "abs" && K == 1)
       return Float ? B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, A[0])
                    : B.CreateBinaryIntrinsic(llvm::Intrinsic::abs, A[0], B.getFalse());
@@ -283,26 +285,37 @@ private:
     });
   }
 
-  /// avx512: the hardware estimate of 1/x or 1/sqrt(x) of a double or double vector,
-  /// relative error below 2^-14 (vrcp14sd/pd, vrsqrt14sd/pd; vectors by 8 lanes or 4).
+  /// avx512: the hardware estimate of 1/x or 1/sqrt(x) of a float, double or vector of
+  /// them, relative error below 2^-14 (vrcp14ss/sd/ps/pd, vrsqrt14*; vectors by 512 bits
+  /// or 256).
   llvm::Value *estimate14(bool Rcp, llvm::Value *X) {
     auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(X->getType());
+    bool F32 = X->getType()->getScalarType()->isFloatTy();
     if (!VT) {
       llvm::Value *V = B.CreateInsertElement(
-          llvm::PoisonValue::get(llvm::FixedVectorType::get(X->getType(), 2)), X, B.getInt64(0));
-      V = B.CreateIntrinsic(Rcp ? llvm::Intrinsic::x86_avx512_rcp14_sd
-                                : llvm::Intrinsic::x86_avx512_rsqrt14_sd,
-                            llvm::ArrayRef<llvm::Type *>{}, {V, V, V, B.getInt8(0xff)});
+          llvm::PoisonValue::get(llvm::FixedVectorType::get(X->getType(), F32 ? 4 : 2)), X,
+          B.getInt64(0));
+      ID Op = F32 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_ss : llvm::Intrinsic::x86_avx512_rsqrt14_ss)
+                  : (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_sd : llvm::Intrinsic::x86_avx512_rsqrt14_sd);
+      V = B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {V, V, V, B.getInt8(0xff)});
       return B.CreateExtractElement(V, B.getInt64(0));
     }
-    unsigned W = VT->getNumElements() % 8 == 0 ? 8 : 4;
-    ID Op = W == 8 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_512
-                          : llvm::Intrinsic::x86_avx512_rsqrt14_pd_512)
-                   : (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_256
-                          : llvm::Intrinsic::x86_avx512_rsqrt14_pd_256);
+    unsigned Wide = F32 ? 16 : 8;
+    unsigned W = VT->getNumElements() % Wide == 0 ? Wide : Wide / 2;
+    ID Op;
+    if (F32)
+      Op = W == 16 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_ps_512
+                          : llvm::Intrinsic::x86_avx512_rsqrt14_ps_512)
+                   : (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_ps_256
+                          : llvm::Intrinsic::x86_avx512_rsqrt14_ps_256);
+    else
+      Op = W == 8 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_512
+                         : llvm::Intrinsic::x86_avx512_rsqrt14_pd_512)
+                  : (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_256
+                         : llvm::Intrinsic::x86_avx512_rsqrt14_pd_256);
+    llvm::Value *AllLanes = W == 16 ? B.getInt16(0xffff) : B.getInt8(0xff);
     return byChunks(X, W, [&](llvm::Value *Part) {
-      return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{},
-                               {Part, Part, B.getInt8(0xff)});
+      return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {Part, Part, AllLanes});
     });
   }
 

@@ -277,6 +277,15 @@ std::vector<Domain> domainsOf(const std::string &F) {
               [](Rng &R, double &X, double &Y, bool Fl) {
                 X = Fl ? R.logUniform(-149, 127.9, true) : R.logUniform(-1074, 1023.9, true);
                 Y = Fl ? R.logUniform(-149, 127.9, true) : R.logUniform(-1074, 1023.9, true);
+              }),
+            // x near an integer multiple k y, k < 2^22 log-uniform (the estimated quotient's
+            // boundary, where q is Q or Q + 1; exact multiples included)
+            D("x = k y (1 + e), k < 2^22, |e| < 2^-20 or 0",
+              [](Rng &R, double &X, double &Y, bool) {
+                Y = R.logUniform(-30, 30, true);
+                double K = std::floor(R.logUniform(0, 22, false));
+                double E = R.range(0, 1) < 0.25 ? 0.0 : R.range(-1, 1) * std::ldexp(1.0, -20);
+                X = K * Y * (1 + E) * (R.range(0, 1) < 0.5 ? 1 : -1);
               })};
   // pow: x log-uniform, y such that |y log x| stays below the overflow threshold,
   // which is where a plain exp(y * log(x)) loses most.
