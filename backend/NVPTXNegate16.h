@@ -1,4 +1,4 @@
-// Negates 16-bit integers in 32 bits on NVPTX, where ptxas mishandles neg.s16 of -32768.
+// Negates 16-bit integers (and takes their absolute value) in 32 bits on NVPTX, where ptxas mishandles -32768.
 #pragma once
 
 #include "llvm/IR/PassManager.h"
@@ -10,9 +10,11 @@ namespace spmdc {
 /// x`, which it turns into one) as if its result stayed in range: negating
 /// -32768 gives +32768 in the register, and a following `cvt.s64.s16` or
 /// `cvt.s32.s16` reads it without extending again (0x0000000000008000 instead
-/// of 0xffffffffffff8000; `add.s16` and `mul.lo.s16` re-extend and are right).
-/// LLVM selects `neg.s16` for every `sub i16 0, x`, so this pass rewrites each
-/// as `trunc(sub i32 0, sext x)`: the truncation makes ptxas extend again.
+/// of 0xffffffffffff8000; `abs.s16` of -32768 the same; `add.s16`, `mul.lo.s16`
+/// and a non-zero `sub.s16` that wrap re-extend and are right). LLVM selects
+/// `neg.s16` for every `sub i16 0, x` and `abs.s16` for `llvm.abs.i16`, so this
+/// pass rewrites them as `trunc(sub i32 0, sext x)` and `trunc(abs(sext x))`:
+/// the truncation makes ptxas extend again.
 /// Found by the differential tests (GPU seed 300245; docs/testing.md). Runs
 /// last, at every optimization level (instcombine would fold it back).
 class NVPTXNegate16Pass : public llvm::PassInfoMixin<NVPTXNegate16Pass> {

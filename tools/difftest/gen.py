@@ -19,7 +19,7 @@ No undefined behaviour, by construction:
     lanes only, so they may go anywhere;
   * float values never reach a float->int conversion out of range (f2i guards it),
     NaNs are hashed as one canonical NaN, a float reduce_min/max's zero is made
-    +0 (the sign of min(+0, -0) is unspecified), and no floating operation is left
+    +0, and so is a float min/max's (the sign of min(+0, -0) is unspecified), and no floating operation is left
     whose result depends on contraction or association order (no float reductions
     by add, x86 spmdc never contracts, ISPC runs with --opt=disable-fma).
 
@@ -388,7 +388,8 @@ class Generator:
                 one = "1.0f" if t == "float" else "((double)1.0)"
                 return "(%s / (abs(%s) + %s))" % (a, b, one)
             if op in ("min", "max"):
-                return "%s(%s, %s)" % (op, a, b)
+                # + 0 makes a zero +0: the sign of min(+0, -0) is unspecified.
+                return "(%s(%s, %s) + (%s)0)" % (op, a, b, t)
             return "(%s %s %s)" % (a, op, b)
         ut = utype(t)
         op = r.choice(["+", "-", "*", "&", "|", "^", "/", "%", "<<", ">>", "min", "max"])
