@@ -232,11 +232,11 @@ private:
       }
     }
     for (Op *F : Loops)
-      coarsenForeach(*F);
+      coarsenForeach(*F, K);
     K.AppliedThreadCoarsening = static_cast<unsigned>(Req->Factor);
   }
 
-  void coarsenForeach(Op &F) {
+  void coarsenForeach(Op &F, Function &K) {
     Region &Parent = *F.ParentRegion;
     Region Before; // the new ops, moved in front of F at the end
     B.setInsertRegion(&Before);
@@ -264,7 +264,7 @@ private:
       Value *Slot = B.var(M.Types.withConst(IndexSlot->Def->VarType, false), IndexSlot->NameHint);
       B.store(Slot, Index->result());
       std::map<const Value *, Value *> Map{{IndexSlot, Slot}};
-      cloneRegionInto(F.region(0), *Body, Map);
+      cloneRegionInto(F.region(0), *Body, Map, K);
     }
     // What is left (less than Step items) runs as the original foreach.
     F.Operands[0] = FullEnd;

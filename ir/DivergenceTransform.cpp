@@ -191,7 +191,7 @@ public:
     // values are fresh, the original body stays in the else arm.
     Region Copy;
     std::map<const Value *, Value *> Map;
-    cloneRegionInto(*Old, Copy, Map);
+    cloneRegionInto(*Old, Copy, Map, F);
     Op *If = B.create(OpCode::If, nullptr, {B.create(OpCode::All, Bool, {Entry})->result()});
     Region *Then = B.addRegion(If), *Else = B.addRegion(If);
     B.setInsertRegion(Then);
@@ -669,7 +669,7 @@ private:
     // The copy's own values are fresh; the general loop keeps the original body.
     Region Copy;
     std::map<const Value *, Value *> Map;
-    cloneRegionInto(*O.Regions[0], Copy, Map);
+    cloneRegionInto(*O.Regions[0], Copy, Map, F);
     // No guard is needed inside unless a lane can leave the chunk early.
     bool LanesStay = !hasVaryingJump(Copy, true, false) && !hasVaryingJump(Copy, true, true);
     Stack.push_back({Context::ForeachBody, freshSlot(allOn(), "__foreach_full_mask"), LanesStay});

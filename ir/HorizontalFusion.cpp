@@ -523,6 +523,7 @@ private:
     C->Name = F->Name + C->Symbol.substr(F->Symbol.size());
     C->Loc = F->Loc;
     C->IsStatic = true;
+    C->LabelCount = F->LabelCount; // the body keeps its label numbers
     std::vector<const Type *> ParamTypes = F->Ty->getParamTypes();
     for (int I = 0; I < 4; ++I)
       ParamTypes.push_back(I32);

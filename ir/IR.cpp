@@ -143,7 +143,22 @@ Value *Builder::var(const Type *T, const std::string &NameHint) {
   return O->result();
 }
 
-void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Value *> &Map) {
+namespace {
+
+using LabelRenumbering = std::map<int64_t, int64_t>;
+
+/// Every label `R` (and the regions nested in it) defines, with a new number from `Owner`.
+void renumberLabels(const Region &R, Function &Owner, LabelRenumbering &Labels) {
+  for (const auto &O : R.Ops) {
+    if (O->Code == OpCode::Label)
+      Labels[O->Imm] = Owner.newLabelId();
+    for (const auto &Sub : O->Regions)
+      renumberLabels(*Sub, Owner, Labels);
+  }
+}
+
+void cloneOps(const Region &From, Region &To, std::map<const Value *, Value *> &Map,
+              const LabelRenumbering &Labels) {
   auto MapV = [&](Value *V) -> Value * {
     if (!V)
       return nullptr;
@@ -160,6 +175,9 @@ void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Val
       C->LaunchCounts.push_back(MapV(V));
     C->Mask = MapV(O->Mask);
     C->Imm = O->Imm;
+    if (O->Code == OpCode::Label || O->Code == OpCode::Goto)
+      if (auto It = Labels.find(O->Imm); It != Labels.end())
+        C->Imm = It->second;
     C->FImm = O->FImm;
     C->Text = O->Text;
     C->BuiltinId = O->BuiltinId;
@@ -188,11 +206,20 @@ void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Val
     for (const auto &Sub : O->Regions) {
       C->Regions.push_back(std::make_unique<Region>());
       C->Regions.back()->Parent = C.get();
-      cloneRegionInto(*Sub, *C->Regions.back(), Map);
+      cloneOps(*Sub, *C->Regions.back(), Map, Labels);
     }
     C->ParentRegion = &To;
     To.Ops.push_back(std::move(C));
   }
+}
+
+} // namespace
+
+void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Value *> &Map,
+                     Function &Owner) {
+  LabelRenumbering Labels;
+  renumberLabels(From, Owner, Labels);
+  cloneOps(From, To, Map, Labels);
 }
 
 void replaceUses(Region &R, const Value *From, Value *To) {

@@ -207,6 +207,11 @@ public:
   /// NVPTX: nothing in the body needs the mask (ir/SimtBranches.cpp), so the
   /// whole body is one SIMT region: only threads whose lane is on run it.
   bool SimtBody = false;
+  /// `label`/`goto` ops name their label by a number unique in the function:
+  /// 0 .. LabelCount - 1. A copy of a region (all-on bodies, coarsening) is a
+  /// second block, so its labels take new numbers from here.
+  int64_t LabelCount = 0;
+  int64_t newLabelId() { return LabelCount++; }
   const FunctionFlags &flags() const { return Ty->getFunctionFlags(); }
   /// A unique symbol for overloads: Name, or Name + a type suffix.
   std::string Symbol;
@@ -271,8 +276,12 @@ private:
 
 /// Appends copies of `From`'s ops to `To`. Values defined inside `From` are
 /// replaced by their copies in the copies' operands; `Map` starts with any
-/// other replacements and ends with old value -> copy for every result.
-void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Value *> &Map);
+/// other replacements and ends with old value -> copy for every result. A
+/// label defined inside `From` gets a new number from `Owner` (the function the
+/// copy goes into), and the copied gotos to it follow; gotos to labels outside
+/// `From` keep theirs.
+void cloneRegionInto(const Region &From, Region &To, std::map<const Value *, Value *> &Map,
+                     Function &Owner);
 
 /// Replaces every use of `From` inside `R` (and the regions nested in it) by `To`.
 void replaceUses(Region &R, const Value *From, Value *To);

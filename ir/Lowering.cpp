@@ -14,6 +14,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <cmath>
+#include <limits>
 #include <map>
 
 namespace spmdc::ir {
@@ -24,6 +26,19 @@ using llvm::cast;
 using llvm::dyn_cast;
 using llvm::dyn_cast_or_null;
 using llvm::isa;
+
+/// A floating-point initializer of an integer global, truncated toward zero.
+/// Out of range it is undefined in ISPC (and in C); here it saturates and NaN
+/// is 0, so that the compiler itself does no undefined conversion.
+int64_t truncateToInt64(double V) {
+  if (std::isnan(V))
+    return 0;
+  if (V <= -0x1p63)
+    return std::numeric_limits<int64_t>::min();
+  if (V >= 0x1p63)
+    return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(V);
+}
 
 /// References are pointers in the IR: a reference variable's slot holds the
 /// address of what it refers to.
@@ -168,7 +183,12 @@ private:
   Value *soaLoad(const SoaPlace &P);
   void soaStore(const SoaPlace &P, Value *V);
   Value *decay(Value *ArrayAddr);
-  int64_t labelId(const LabelStmt *L) { return LabelIds.emplace(L, LabelIds.size()).first->second; }
+  int64_t labelId(const LabelStmt *L) {
+    auto [It, IsNew] = LabelIds.emplace(L, 0);
+    if (IsNew)
+      It->second = F.newLabelId();
+    return It->second;
+  }
   /// The address passed for a reference parameter: the argument's own, or a temporary's.
   Value *referenceArgument(Expr *Arg, const Type *ParamTy);
   Value *arith(BinaryOp Kind, Value *L, Value *R, const Type *ResultTy);
@@ -324,7 +344,7 @@ private:
       G.InitFloat.push_back(static_cast<double>(Negate ? -V : V));
     } else if (auto *Fl = dyn_cast<FloatLiteral>(E)) {
       G.InitFloat.push_back(Negate ? -Fl->Value : Fl->Value);
-      G.InitInt.push_back(static_cast<int64_t>(Negate ? -Fl->Value : Fl->Value));
+      G.InitInt.push_back(truncateToInt64(Negate ? -Fl->Value : Fl->Value));
     } else if (auto *Bl = dyn_cast<BoolLiteral>(E)) {
       G.InitInt.push_back(Bl->Value);
       G.InitFloat.push_back(Bl->Value);

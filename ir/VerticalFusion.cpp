@@ -236,7 +236,7 @@ public:
       for (auto &P : Kernels[K]->Params)
         Map[P.get()] = asType(ParamFor.at(P->NameHint), P->Ty);
       Bodies.push_back(std::make_unique<Region>());
-      cloneRegionInto(*Kernels[K]->Body, *Bodies.back(), Map);
+      cloneRegionInto(*Kernels[K]->Body, *Bodies.back(), Map, *Entry);
       if (!tagSide(*Bodies.back(), static_cast<unsigned>(K), Kernels[K]))
         return;
     }
@@ -281,6 +281,7 @@ public:
     }
     Declared->Params = std::move(Entry->Params);
     Declared->Body = std::move(Entry->Body);
+    Declared->LabelCount = Entry->LabelCount;
     for (auto &P : Declared->Body->Ops)
       P->ParentRegion = Declared->Body.get();
     std::erase_if(M.Functions,
