@@ -31,6 +31,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <optional>
 
@@ -261,18 +262,26 @@ private:
       auto L = strideOf(D.Operands[0]), R = strideOf(D.Operands[1]);
       if (!L || !R)
         break;
-      if (D.BinOp == BinaryOp::Add)
-        S = *L + *R;
-      else if (D.BinOp == BinaryOp::Sub)
-        S = *L - *R;
-      else if (D.BinOp == BinaryOp::Mul) {
+      // A stride beyond int64 (constants such as 7 * 2^62) is not affine for us.
+      int64_t Out = 0;
+      if (D.BinOp == BinaryOp::Add) {
+        if (!llvm::AddOverflow(*L, *R, Out))
+          S = Out;
+      } else if (D.BinOp == BinaryOp::Sub) {
+        if (!llvm::SubOverflow(*L, *R, Out))
+          S = Out;
+      } else if (D.BinOp == BinaryOp::Mul) {
+        std::optional<int64_t> Factor, Stride;
         if (auto C = constantOf(D.Operands[1]); C && *R == 0)
-          S = *L * *C;
+          Factor = C, Stride = L;
         else if (auto C = constantOf(D.Operands[0]); C && *L == 0)
-          S = *R * *C;
+          Factor = C, Stride = R;
+        if (Factor && !llvm::MulOverflow(*Stride, *Factor, Out))
+          S = Out;
       } else if (D.BinOp == BinaryOp::Shl) {
-        if (auto C = constantOf(D.Operands[1]); C && *R == 0 && *C >= 0 && *C < 32)
-          S = *L * (int64_t(1) << *C);
+        if (auto C = constantOf(D.Operands[1]); C && *R == 0 && *C >= 0 && *C < 32 &&
+                                                 !llvm::MulOverflow(*L, int64_t(1) << *C, Out))
+          S = Out;
       }
       break;
     }
