@@ -76,7 +76,8 @@ public:
       for (unsigned K = llvm::isa<llvm::SelectInst>(I) ? 1 : 0; K < I->getNumOperands(); ++K)
         W->setOperand(K, widen(I->getOperand(K)));
     }
-    // Users outside the web get `wide != 0` back, right after the wide value.
+    // Users outside the web get `wide < 0` back, right after the wide value: the sign
+    // bit is what vmovmskps and blendv read, so they take the wide mask as it is.
     for (llvm::Instruction *I : Web) {
       llvm::Instruction *W = Wide[I];
       bool Outside = llvm::any_of(I->users(), [&](llvm::User *U) {
@@ -87,7 +88,7 @@ public:
         llvm::IRBuilder<> B(W->getParent(), llvm::isa<llvm::PHINode>(W)
                                                 ? W->getParent()->getFirstInsertionPt()
                                                 : std::next(W->getIterator()));
-        I->replaceAllUsesWith(B.CreateICmpNE(W, llvm::Constant::getNullValue(W->getType())));
+        I->replaceAllUsesWith(B.CreateICmpSLT(W, llvm::Constant::getNullValue(W->getType())));
       }
     }
     for (llvm::Instruction *I : Web)

@@ -12,6 +12,8 @@
 #include "ir/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <map>
 
@@ -116,6 +118,116 @@ bool isVaryingLoop(const Op &O) {
 
 namespace {
 
+/// The varying slots of each varying loop that only the loop reads: declared in the
+/// region the loop is in, before it, stored outside the loop only between the
+/// declaration and the loop (no label between them), read only inside the loop and
+/// never addressed otherwise: a for statement's own variable. Lanes that leave such a
+/// loop never read the slot again, and every entry to the loop passes its
+/// initialization, so a store under the loop's own mask (its condition and step) may
+/// write every lane.
+class LoopConfinedSlots {
+public:
+  explicit LoopConfinedSlots(const Region &Body) {
+    if (hasGoto(Body))
+      return; // a goto could enter a loop past its slots' initialization
+    std::vector<const Op *> Loops;
+    collectUses(Body, Loops);
+    findConfined(Body);
+  }
+
+  /// The slots confined to `Loop` (an op of the region analysed), or null.
+  const llvm::SmallPtrSet<const Value *, 4> *of(const Op &Loop) const {
+    auto It = Confined.find(&Loop);
+    return It == Confined.end() ? nullptr : &It->second;
+  }
+
+private:
+  struct Use {
+    std::vector<const Op *> Loops; ///< the loops around the use, outermost first
+    const Region *In;
+    size_t Index; ///< of the using op in `In`
+    bool IsLoad;
+  };
+
+  static bool hasGoto(const Region &R) {
+    for (const auto &O : R.Ops) {
+      if (O->Code == OpCode::Goto)
+        return true;
+      for (const auto &Sub : O->Regions)
+        if (hasGoto(*Sub))
+          return true;
+    }
+    return false;
+  }
+
+  static bool isSlot(const Value *V) { return V->Def && V->Def->Code == OpCode::Var; }
+
+  void collectUses(const Region &R, std::vector<const Op *> &Loops) {
+    for (size_t I = 0; I < R.Ops.size(); ++I) {
+      const Op &O = *R.Ops[I];
+      for (size_t N = 0; N < O.Operands.size(); ++N) {
+        const Value *V = O.Operands[N];
+        if (!isSlot(V))
+          continue;
+        bool Access = N == 0 && (O.Code == OpCode::Load || O.Code == OpCode::Store);
+        if (Access)
+          Uses[V].push_back({Loops, &R, I, O.Code == OpCode::Load});
+        else
+          Escaping.insert(V);
+      }
+      for (const Value *V : O.IndexVars)
+        Escaping.insert(V);
+      for (const Value *V : O.LaunchCounts)
+        Escaping.insert(V);
+      if (O.Code == OpCode::Loop)
+        Loops.push_back(&O);
+      for (const auto &Sub : O.Regions)
+        collectUses(*Sub, Loops);
+      if (O.Code == OpCode::Loop)
+        Loops.pop_back();
+    }
+  }
+
+  void findConfined(const Region &R) {
+    for (size_t K = 0; K < R.Ops.size(); ++K) {
+      const Op &O = *R.Ops[K];
+      for (const auto &Sub : O.Regions)
+        findConfined(*Sub);
+      if (O.Code != OpCode::Loop || O.Simt || !isVaryingLoop(O))
+        continue;
+      // The slots declared before the loop, back to the nearest label.
+      for (size_t J = K; J-- > 0;) {
+        const Op &D = *R.Ops[J];
+        if (D.Code == OpCode::Label)
+          break;
+        if (D.Code == OpCode::Var && D.result() && D.VarType->isVarying() &&
+            isConfined(D.result(), O, R, J, K))
+          Confined[&O].insert(D.result());
+      }
+    }
+  }
+
+  bool isConfined(const Value *Slot, const Op &Loop, const Region &R, size_t Decl,
+                  size_t LoopIndex) const {
+    if (Escaping.count(Slot))
+      return false;
+    auto It = Uses.find(Slot);
+    if (It == Uses.end())
+      return false;
+    for (const Use &U : It->second) {
+      bool InLoop = llvm::is_contained(U.Loops, &Loop);
+      bool Initializes = !U.IsLoad && U.In == &R && U.Index > Decl && U.Index < LoopIndex;
+      if (!InLoop && !Initializes)
+        return false;
+    }
+    return true;
+  }
+
+  llvm::DenseMap<const Value *, std::vector<Use>> Uses;
+  llvm::SmallPtrSet<const Value *, 16> Escaping;
+  llvm::DenseMap<const Op *, llvm::SmallPtrSet<const Value *, 4>> Confined;
+};
+
 struct Context {
   enum Kind {
     Function,        ///< the function's own mask (entry & ~returned)
@@ -134,6 +246,8 @@ struct Context {
   /// of the arm's condition alone (without the enclosing mask), which its store takes.
   Value *ExprTemp = nullptr;
   Value *ExprArmSlot = nullptr;
+  /// LoopMask: the slots only this loop reads (LoopConfinedSlots), or null.
+  const llvm::SmallPtrSet<const Value *, 4> *LoopConfined = nullptr;
 };
 
 class FunctionTransform {
@@ -203,6 +317,7 @@ public:
 private:
   /// The function's body under the entry mask `Entry`.
   void body(Region &R, Value *Entry) {
+    Confined = std::make_unique<LoopConfinedSlots>(R);
     B.store(FuncSlot, Entry);
     Stack.push_back({Context::Function, FuncSlot});
     region(R);
@@ -451,6 +566,8 @@ private:
         auto It = SlotDepth.find(O.Operands[0]);
         return It != SlotDepth.end() && It->second > I;
       }
+      if (K == Context::LoopMask)
+        return Stack[I].LoopConfined && Stack[I].LoopConfined->contains(O.Operands[0]);
       return K == Context::Function || K == Context::AllOn || K == Context::Simt;
     }
     return false;
@@ -531,6 +648,7 @@ private:
     Value *LoopSlot = freshSlot(mask(), "__loop_mask");
     Region *Saved = openLoop();
     Stack.push_back({Context::LoopMask, LoopSlot});
+    Stack.back().LoopConfined = Confined ? Confined->of(O) : nullptr;
     auto EvalCond = [&] {
       Region &Cond = *O.Regions[0];
       std::unique_ptr<Op> Yield = std::move(Cond.Ops.back());
@@ -846,6 +964,7 @@ private:
   std::vector<Context> Stack;
   /// Each slot declared in the body: the size of Stack where it was declared.
   llvm::DenseMap<const Value *, size_t> SlotDepth;
+  std::unique_ptr<LoopConfinedSlots> Confined; ///< of the body being transformed
   llvm::DenseMap<Value *, Value *> Replaced;
   std::vector<std::unique_ptr<Op>> Dead; // keeps replaced values alive for remapping
 };
