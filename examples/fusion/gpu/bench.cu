@@ -4,7 +4,7 @@
 // #pragma vfuse) as spmdc builds it by default, launched as its launch model says (the
 // header's spmd_<kernel>_launch_coarsening: k times fewer gangs than the kernels apart);
 // every tuning candidate: the fused kernel thread-coarsened by c = 1, 2, 4 in the compiler
-// and launched with k = 1, 2, 4, 8, 16, 32 times fewer gangs; and the same chain fused by
+// and launched with k = 1, 2, 4, ..., 128 times fewer gangs; and the same chain fused by
 // hand in CUDA (kernels_cuda.cuh). It prints each against the device's copy bandwidth,
 // the model's choice against the fastest candidate measured ("tuned"), and every
 // candidate's time. Every output is first checked against the scalar C++ reference
@@ -151,7 +151,7 @@ int main(int argc, char **argv) {
   // than work items / 32 (rows: than rows). "model" is kernels.ptx as spmdc builds it
   // by default (the cost model's thread coarsening applied) launched with the model's
   // k from the generated header (spmd_<kernel>_launch_coarsening).
-  const unsigned Cs[] = {1, 2, 4}, Ks[] = {1, 2, 4, 8, 16, 32};
+  const unsigned Cs[] = {1, 2, 4}, Ks[] = {1, 2, 4, 8, 16, 32, 64, 128};
   std::map<unsigned, Module> ByC;
   for (unsigned C : Cs) {
     std::string File = Dir + "/kernels-c" + std::to_string(C) + ".ptx";
@@ -348,8 +348,13 @@ int main(int argc, char **argv) {
     Example &Ex = E[I];
     const std::vector<double> &F = FusedMs[I];
     size_t Best = std::min_element(F.begin() + 1, F.end()) - F.begin();
-    std::printf("\n| %s | k=1 | k=2 | k=4 | k=8 | k=16 | k=32 |\n| --- | --- | --- | --- | --- | --- | --- |\n",
-                Ex.Name.c_str());
+    std::printf("\n| %s |", Ex.Name.c_str());
+    for (unsigned K : Ks)
+      std::printf(" k=%u |", K);
+    std::printf("\n| --- |");
+    for (size_t K = 0; K < std::size(Ks); ++K)
+      std::printf(" --- |");
+    std::printf("\n");
     for (size_t V = 1; V < Ex.Fused.size(); ++V) {
       const Variant &Va = Ex.Fused[V];
       if (Va.K == Ks[0])
