@@ -40,32 +40,26 @@ public:
 
   /// e^x within 2 ulp (CUDA's expf bound; math_ulp.cu measures every float),
   /// with one special-function instruction (the SFU issues a quarter or less
-  /// of the FMA rate, and Black-Scholes is bound by it): x log2(e) = j + r,
-  /// j the nearest integer (by the 1.5 * 2^23 rounding trick, which also
-  /// leaves j in the low bits), r = x log2e - j from one fma plus the low part
-  /// of log2(e) (|r| <= 1/2, absolute error about 2^-25); 2^r by
-  /// `ex2.approx.ftz` (in [0.7, 1.42]: flushing cannot matter), 2^j from the
-  /// exponent bits in two factors, so that results near the overflow threshold
-  /// and subnormal results are right. x is clamped first (NaN-propagating
-  /// min/max): beyond the clamp e^x is infinity or 0 anyway.
+  /// of the FMA rate, and Black-Scholes is bound by it). x log2(e) = j + r with
+  /// j = floor(x log2 e) and r in [0, 1): t = x log2(e) / 252 + 1/2 saturated
+  /// to [0, 1] (`cvt.sat`) and 252 t added to 1.5 * 2^23 + 1 rounding down
+  /// (`fma.rm`) leaves j + 127, clamped to [1, 253], in the sum's low bits: the
+  /// biased exponent of 2^j, a shift away, with no separate clamp (NaN
+  /// saturates to 0 and stays NaN through r). r = x log2(e) - j from one fma
+  /// plus the low part of log2(e); 2^r by `ex2.approx.ftz` (in [1, 2]); the
+  /// product 2^r 2^j rounds once, subnormal results included (x below -87.3
+  /// makes r negative with j at -126). This is the shape of CUDA's own expf
+  /// (the same instructions in nvcc's PTX).
   llvm::Value *exp(llvm::Value *X) {
-    const float Magic = 12582912.0f; // 1.5 * 2^23
-    llvm::Value *Xc = B.CreateBinaryIntrinsic(
-        llvm::Intrinsic::minimum,
-        B.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, X, c(-104.0f)), c(89.0f));
-    llvm::Value *T = fma(Xc, c(1.44269502f), c(Magic));
-    llvm::Value *J = B.CreateFSub(T, c(Magic));
-    llvm::Value *R = fma(Xc, c(1.44269502f), B.CreateFNeg(J));
-    R = fma(Xc, c(1.925963e-8f), R); // log2(e) - 1.44269502f
-    llvm::Value *E = ex2(R, /*Ftz=*/true);
-    llvm::Value *Ji = B.CreateSub(B.CreateBitCast(T, I32), B.CreateBitCast(c(Magic), I32));
-    llvm::Value *J1 = B.CreateBinaryIntrinsic(
-        llvm::Intrinsic::smin, B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, Ji, ci(-126)),
-        ci(127));
-    auto Pow2 = [&](llvm::Value *K) {
-      return B.CreateBitCast(B.CreateShl(B.CreateAdd(K, ci(127)), 23), F32);
-    };
-    return B.CreateFMul(B.CreateFMul(E, Pow2(J1)), Pow2(B.CreateSub(Ji, J1)));
+    const float Log2e = 1.44269502f, Log2eLow = 1.925963e-8f; // log2(e) - Log2e
+    llvm::Value *T = un(llvm::Intrinsic::nvvm_saturate_f, fma(X, c(Log2e / 252.0f), c(0.5f)));
+    llvm::Value *Biased = B.CreateIntrinsic(llvm::Intrinsic::nvvm_fma_rm_f, {},
+                                            {T, c(252.0f), c(12582913.0f)}); // 1.5 * 2^23 + 1
+    llvm::Value *J = B.CreateFAdd(Biased, c(-12583039.0f));                  // - (1.5 * 2^23 + 127)
+    llvm::Value *R = fma(X, c(Log2e), B.CreateFNeg(J));
+    R = fma(X, c(Log2eLow), R);
+    llvm::Value *Pow2J = B.CreateBitCast(B.CreateShl(B.CreateBitCast(Biased, I32), 23), F32);
+    return B.CreateFMul(ex2(R, /*Ftz=*/true), Pow2J);
   }
 
   /// log x within 1 ulp: the standard library's float kernel (x = 2^k m, m in
