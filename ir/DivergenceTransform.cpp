@@ -93,12 +93,13 @@ bool hasVaryingJump(const Region &R, bool UnderVarying, bool LookForReturn) {
   return false;
 }
 
-bool containsReturn(const Region &R) {
+/// Does `R` or a region nested in it hold an op with this code?
+bool containsOp(const Region &R, OpCode Code) {
   for (const auto &O : R.Ops) {
-    if (O->Code == OpCode::Return)
+    if (O->Code == Code)
       return true;
     for (const auto &Sub : O->Regions)
-      if (containsReturn(*Sub))
+      if (containsOp(*Sub, Code))
         return true;
   }
   return false;
@@ -128,7 +129,7 @@ namespace {
 class LoopConfinedSlots {
 public:
   explicit LoopConfinedSlots(const Region &Body) {
-    if (hasGoto(Body))
+    if (containsOp(Body, OpCode::Goto))
       return; // a goto could enter a loop past its slots' initialization
     std::vector<const Op *> Loops;
     collectUses(Body, Loops);
@@ -148,17 +149,6 @@ private:
     size_t Index; ///< of the using op in `In`
     bool IsLoad;
   };
-
-  static bool hasGoto(const Region &R) {
-    for (const auto &O : R.Ops) {
-      if (O->Code == OpCode::Goto)
-        return true;
-      for (const auto &Sub : O->Regions)
-        if (hasGoto(*Sub))
-          return true;
-    }
-    return false;
-  }
 
   static bool isSlot(const Value *V) { return V->Def && V->Def->Code == OpCode::Var; }
 
@@ -627,7 +617,7 @@ private:
       // never reach its exit (ISPC leaves such a loop as well: its uniform
       // stores are not masked). Difftest seed 20228.
       bool LeaveWhenNoLaneLeft = VaryingReturns && !maskIsAllOnForGood() &&
-                                 O.Regions.size() > 1 && containsReturn(*O.Regions[1]);
+                                 O.Regions.size() > 1 && containsOp(*O.Regions[1], OpCode::Return);
       for (size_t I = 0; I < O.Regions.size(); ++I) {
         B.setInsertRegion(B.addRegion(L));
         // The body's break/continue are real jumps of this uniform loop.
