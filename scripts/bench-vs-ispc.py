@@ -10,9 +10,11 @@ and each object is linked with the same main.cpp and <name>_scalar.cpp (clang++-
 -march=native) and libspmdc_runtime.a; ISPC's objects also get examples/ispc/common/
 ispc_tasks.cpp, ISPC's task ABI on spmdc's thread pool, so both run their tasks alike. ISPC's
 header declares namespace `ispc`, main.cpp calls `spmd::`: the ISPC build says -Dspmd=ispc.
-Both programs check their results against the scalar code (`check: ok`). The two programs
-then run in turn, `--rounds` times (the order alternating), each doing `--runs` timed runs;
-a row's time is the best over all of them. By default the programs time CPU time
+Both programs check their results against the scalar code (`check: ok`). Everything is built
+first; then `--rounds` rounds each run every (example, target) pair's two programs in turn
+(the order alternating by round), each doing `--runs` timed runs; a row's time is the best
+over all of them. (A slow spell of the host thus lands in one round of many cells, not in
+every round of one.) By default the programs time CPU time
 (SPMDC_BENCH_CLOCK=cpu, see examples/ispc/common/bench.h): on a host shared with busy
 neighbours wall-clock time mostly measures them; `--clock wall` times wall-clock time
 (then `+tasks` rows show the scaling too, not only the work).
@@ -91,24 +93,27 @@ def run_program(args, exe):
     return {m.group(1): float(m.group(4)) for m in map(RESULT.match, lines) if m}
 
 
-def measure(args, example, target, scalar_obj, tasks_obj):
-    """Returns ({row: ratio}, None) or (None, why)."""
+def build_pair(args, example, target, scalar_obj, tasks_obj):
+    """Returns ({compiler: executable}, None) or (None, why)."""
     exes = {}
     for compiler in ("spmdc", "ispc"):
         exes[compiler] = build_one(args, compiler, example, target, scalar_obj, tasks_obj)
         if not exes[compiler]:
             return None, compiler + " build failed"
-    best = {"spmdc": {}, "ispc": {}}
-    for rnd in range(1 if args.small else args.rounds):
-        order = ("spmdc", "ispc") if rnd % 2 == 0 else ("ispc", "spmdc")
-        for compiler in order:
-            times = run_program(args, exes[compiler])
-            if times is None:
-                return None, compiler + " run or check failed"
-            for row, ms in times.items():
-                best[compiler][row] = min(ms, best[compiler].get(row, math.inf))
-    rows = {row: (best["ispc"][row], ms) for row, ms in best["spmdc"].items() if row in best["ispc"]}
-    return rows, None
+    return exes, None
+
+
+def run_round(args, rnd, exes, best):
+    """One round of a pair: both programs in turn (the order alternating by round), each
+    kernel's best time kept in best[compiler][row]. Returns None or why it failed."""
+    order = ("spmdc", "ispc") if rnd % 2 == 0 else ("ispc", "spmdc")
+    for compiler in order:
+        times = run_program(args, exes[compiler])
+        if times is None:
+            return compiler + " run or check failed"
+        for row, ms in times.items():
+            best[compiler][row] = min(ms, best[compiler].get(row, math.inf))
+    return None
 
 
 def geomean(values):
@@ -211,6 +216,20 @@ def main():
 
     failures = 0
     order, cells = [], {}  # row -> {target: (ispc ms, spmdc ms) or "FAIL"}
+
+    def fail(example, target, why):
+        nonlocal failures
+        failures += 1
+        print(f"{example} {target}: FAILED ({why})", flush=True)
+        cells.setdefault(example, {})[target] = "FAIL"
+        if example not in order:
+            order.append(example)
+
+    # Everything is built first; then each round runs every (example, target) pair once,
+    # so that a slow spell of the host (a neighbour on the VM, a frequency change) lands in
+    # one round of many cells, where the best of the rounds leaves it, and not in every
+    # round of one cell.
+    pairs = []  # (example, target, executables, best times)
     for example in args.examples.split(","):
         out_dir = os.path.join(args.build_dir, example)
         os.makedirs(out_dir, exist_ok=True)
@@ -219,21 +238,33 @@ def main():
                                       os.path.join(EXAMPLES_DIR, example, example + "_scalar.cpp"),
                                       "-o", scalar_obj], sys.stderr)
         for target in targets:
-            rows, err = (measure(args, example, target, scalar_obj, tasks_obj) if scalar_ok
+            exes, err = (build_pair(args, example, target, scalar_obj, tasks_obj) if scalar_ok
                          else (None, "scalar code failed to compile"))
-            if rows is None:
-                failures += 1
-                print(f"{example} {target}: FAILED ({err})", flush=True)
-                cells.setdefault(example, {})[target] = "FAIL"
-                if example not in order:
-                    order.append(example)
+            if exes is None:
+                fail(example, target, err)
+            else:
+                pairs.append((example, target, exes, {"spmdc": {}, "ispc": {}}))
+    failed = set()
+    for rnd in range(1 if args.small else args.rounds):
+        for i, (example, target, exes, best) in enumerate(pairs):
+            if i in failed:
                 continue
-            for row, (ispc_ms, spmdc_ms) in rows.items():
-                if row not in order:
-                    order.append(row)
-                cells.setdefault(row, {})[target] = (ispc_ms, spmdc_ms)
-                print(f"{row} {target}: ispc {ispc_ms:.2f} ms, spmdc {spmdc_ms:.2f} ms, "
-                      f"ISPC/spmdc {ispc_ms / spmdc_ms:.2f}", flush=True)
+            err = run_round(args, rnd, exes, best)
+            if err:
+                failed.add(i)
+                fail(example, target, err)
+    for i, (example, target, exes, best) in enumerate(pairs):
+        if i in failed:
+            continue
+        for row, spmdc_ms in best["spmdc"].items():
+            if row not in best["ispc"]:
+                continue
+            ispc_ms = best["ispc"][row]
+            if row not in order:
+                order.append(row)
+            cells.setdefault(row, {})[target] = (ispc_ms, spmdc_ms)
+            print(f"{row} {target}: ispc {ispc_ms:.2f} ms, spmdc {spmdc_ms:.2f} ms, "
+                  f"ISPC/spmdc {ispc_ms / spmdc_ms:.2f}", flush=True)
 
     if not args.small:
         table = markdown_table(targets, order, cells)
