@@ -12,7 +12,6 @@
 #include "ir/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <map>
@@ -131,8 +130,7 @@ public:
   explicit LoopConfinedSlots(const Region &Body) {
     if (containsOp(Body, OpCode::Goto))
       return; // a goto could enter a loop past its slots' initialization
-    std::vector<const Op *> Loops;
-    collectUses(Body, Loops);
+    collectUses(Body, nullptr);
     findConfined(Body);
   }
 
@@ -144,7 +142,7 @@ public:
 
 private:
   struct Use {
-    std::vector<const Op *> Loops; ///< the loops around the use, outermost first
+    const Op *Loop; ///< the innermost loop around the use (null: none)
     const Region *In;
     size_t Index; ///< of the using op in `In`
     bool IsLoad;
@@ -152,7 +150,15 @@ private:
 
   static bool isSlot(const Value *V) { return V->Def && V->Def->Code == OpCode::Var; }
 
-  void collectUses(const Region &R, std::vector<const Op *> &Loops) {
+  /// Is `Inner` (a loop, or null) `Outer` or inside it?
+  bool isWithin(const Op *Inner, const Op *Outer) const {
+    for (; Inner; Inner = EnclosingLoop.lookup(Inner))
+      if (Inner == Outer)
+        return true;
+    return false;
+  }
+
+  void collectUses(const Region &R, const Op *Loop) {
     for (size_t I = 0; I < R.Ops.size(); ++I) {
       const Op &O = *R.Ops[I];
       for (size_t N = 0; N < O.Operands.size(); ++N) {
@@ -161,7 +167,7 @@ private:
           continue;
         bool Access = N == 0 && (O.Code == OpCode::Load || O.Code == OpCode::Store);
         if (Access)
-          Uses[V].push_back({Loops, &R, I, O.Code == OpCode::Load});
+          Uses[V].push_back({Loop, &R, I, O.Code == OpCode::Load});
         else
           Escaping.insert(V);
       }
@@ -170,11 +176,9 @@ private:
       for (const Value *V : O.LaunchCounts)
         Escaping.insert(V);
       if (O.Code == OpCode::Loop)
-        Loops.push_back(&O);
+        EnclosingLoop[&O] = Loop;
       for (const auto &Sub : O.Regions)
-        collectUses(*Sub, Loops);
-      if (O.Code == OpCode::Loop)
-        Loops.pop_back();
+        collectUses(*Sub, O.Code == OpCode::Loop ? &O : Loop);
     }
   }
 
@@ -205,7 +209,7 @@ private:
     if (It == Uses.end())
       return false;
     for (const Use &U : It->second) {
-      bool InLoop = llvm::is_contained(U.Loops, &Loop);
+      bool InLoop = isWithin(U.Loop, &Loop);
       bool Initializes = !U.IsLoad && U.In == &R && U.Index > Decl && U.Index < LoopIndex;
       if (!InLoop && !Initializes)
         return false;
@@ -214,6 +218,7 @@ private:
   }
 
   llvm::DenseMap<const Value *, std::vector<Use>> Uses;
+  llvm::DenseMap<const Op *, const Op *> EnclosingLoop; ///< loop -> the loop around it, or null
   llvm::SmallPtrSet<const Value *, 16> Escaping;
   llvm::DenseMap<const Op *, llvm::SmallPtrSet<const Value *, 4>> Confined;
 };
