@@ -84,6 +84,18 @@ public:
       llvm::Value *Any = L.any(B.CreateAnd(V, M));
       return N == "none" ? B.CreateNot(Any) : Any;
     }
+    if (N == "spmd_all_bits_clear" && K == 2) {
+      // No active lane has a bit of the mask set. On x86 an or-reduction compared with 0,
+      // which the back end emits as one vptest; the per-lane compare that all() would
+      // take is what InstCombine turns a range test into (an unsigned min and a compare).
+      llvm::Value *Bits = B.CreateAnd(A[0], vary(A[1]));
+      if (GPU)
+        return L.all(B.CreateOr(B.CreateICmpEQ(Bits, llvm::Constant::getNullValue(Bits->getType())),
+                                B.CreateNot(M)));
+      llvm::Value *Active = B.CreateSelect(M, Bits, llvm::Constant::getNullValue(Bits->getType()));
+      llvm::Value *Any = B.CreateOrReduce(Active);
+      return B.CreateICmpEQ(Any, llvm::Constant::getNullValue(Any->getType()));
+    }
     if (N == "popcnt" && K == 1)
       return C.ArgTypes[0]->isBool()
                  ? count(B.CreateAnd(vary(A[0]), M))
@@ -154,6 +166,14 @@ public:
       auto *Slot = B.CreateAlloca(B.getInt8Ty(), A[0]);
       Slot->setAlignment(llvm::Align(16));
       return Slot;
+    }
+    if (N == "spmd_likely" && K == 1) {
+      // llvm.expect: LowerExpectIntrinsic turns it into branch weights, so block placement
+      // keeps the likely path in line and the other out of the loop's straight line.
+      llvm::Value *Bit = B.CreateTrunc(A[0], B.getInt1Ty());
+      llvm::Value *E = B.CreateIntrinsic(llvm::Intrinsic::expect, {B.getInt1Ty()},
+                                         {Bit, B.getTrue()});
+      return B.CreateZExtOrTrunc(E, C.ResultLLVM);
     }
     if (N == "assume" && K == 1) {
       B.CreateAssumption(B.CreateTrunc(A[0], B.getInt1Ty()));
