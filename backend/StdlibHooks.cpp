@@ -352,14 +352,17 @@ private:
     llvm::Value *E = B.CreateIntrinsic(llvm::Intrinsic::fma, {T},
                                        {B.CreateFNeg(Rcp ? X : P), R0, K(1.0)});
     E = B.CreateSelect(B.CreateFCmpOLT(E, K(1.0)), E, K(1.0));
+    auto Fma = [&](llvm::Value *X, llvm::Value *Y, llvm::Value *Z) {
+      return B.CreateIntrinsic(llvm::Intrinsic::fma, {T}, {X, Y, Z});
+    };
+    // By fmas (avx512 has them): fewer operations and a shorter chain than the products and
+    // sums, which had made the double rcp loop 0.64-0.66 of ISPC's one Newton step.
     llvm::Value *S;
-    if (Rcp) // e (1 + e (1 + e (1 + e)))
-      S = B.CreateFMul(E, B.CreateFAdd(K(1.0), B.CreateFMul(E, B.CreateFAdd(K(1.0),
-                           B.CreateFMul(E, B.CreateFAdd(K(1.0), E))))));
+    if (Rcp) // e + e^2 + e^3: |e| < 2^-14, so the e^4 left out is below 2^-56
+      S = Fma(E, Fma(E, E, E), E);
     else // e (1/2 + e (3/8 + e (5/16 + e 35/128)))
-      S = B.CreateFMul(E, B.CreateFAdd(K(0.5), B.CreateFMul(E, B.CreateFAdd(K(0.375),
-                           B.CreateFMul(E, B.CreateFAdd(K(0.3125), B.CreateFMul(E, K(0.2734375))))))));
-    return B.CreateFAdd(R0, B.CreateFMul(R0, S));
+      S = B.CreateFMul(E, Fma(Fma(Fma(E, K(0.2734375), K(0.3125)), E, K(0.375)), E, K(0.5)));
+    return Fma(R0, S, R0);
   }
 
   /// Op applied to the vector X by parts of W lanes (the last part padded), the results
