@@ -88,6 +88,9 @@ public:
       // No active lane has a bit of the mask set. On x86 an or-reduction compared with 0,
       // which the back end emits as one vptest; the per-lane compare that all() would
       // take is what InstCombine turns a range test into (an unsigned min and a compare).
+      if (!C.ArgTypes[0]->isVarying()) // the uniform overload: one test
+        return B.CreateICmpEQ(B.CreateAnd(A[0], A[1]),
+                              llvm::Constant::getNullValue(A[0]->getType()));
       llvm::Value *Bits = B.CreateAnd(A[0], vary(A[1]));
       if (GPU)
         return L.all(B.CreateOr(B.CreateICmpEQ(Bits, llvm::Constant::getNullValue(Bits->getType())),
