@@ -38,6 +38,12 @@ constexpr int TimedRuns = 21;
 constexpr int CudaThreadsPerBlock = 256;
 // Block sizes (warps per block) tried for the spmdc kernels.
 const unsigned WarpsPerBlockTried[] = {2, 4, 8, 16, 32};
+// Chunks of 32 elements per warp tried for the kernels that take their chunk from
+// taskCount (saxpy, black_scholes, binomial_put): 1 is CUDA's shape (one element per
+// thread); k > 1 launches k times fewer warps, each looping over k chunks, so the
+// per-warp start (an integer division for the chunk, before the first load) is paid once
+// per k chunks (thread coarsening by the launch, no change to the kernel).
+const unsigned ChunksPerWarpTried[] = {2, 4, 8};
 
 // Deterministic inputs in [Lo, Hi).
 std::vector<float> randomFloats(size_t N, float Lo, float Hi, uint64_t Seed) {
@@ -164,8 +170,9 @@ Agreement compareWithReference(const std::vector<float> &Cuda, const std::vector
 struct Row {
   std::string Kernel, Size;
   float CudaMs = 0, SpmdMs = 0,
-        SpmdSameShapeMs = 0; // best block size; 8 warps = CUDA's 256 threads
-  unsigned BestWarpsPerBlock = 0;
+        SpmdSameShapeMs = 0, // best block size; 8 warps = CUDA's 256 threads
+        SpmdCoarseMs = 0;    // best chunks per warp at the best block size (0: not tried)
+  unsigned BestWarpsPerBlock = 0, BestChunksPerWarp = 1;
   double BytesMoved = 0; // 0: not memory-bound
   Agreement Check;
 };
@@ -189,6 +196,24 @@ void timeSpmd(const char *Name, const std::function<void(unsigned)> &LaunchWithW
   std::printf("\n");
   std::fflush(stdout);
   R.SpmdMs = BestMs;
+}
+
+// For a kernel whose chunk comes from taskCount: times it at the best block size with
+// k chunks per warp for every k tried into R (k = 1 is timeSpmd's row).
+void timeSpmdChunks(const std::function<void(unsigned, unsigned)> &LaunchWithWarpsAndChunks,
+                    Row &R) {
+  R.SpmdCoarseMs = R.SpmdMs;
+  std::printf("  %-14s at %u warps/block:", "", R.BestWarpsPerBlock);
+  for (unsigned K : ChunksPerWarpTried) {
+    float Ms = timeMs([&] { LaunchWithWarpsAndChunks(R.BestWarpsPerBlock, K); });
+    std::printf("  %u chunks/warp %.4f ms", K, Ms);
+    if (Ms < R.SpmdCoarseMs) {
+      R.SpmdCoarseMs = Ms;
+      R.BestChunksPerWarp = K;
+    }
+  }
+  std::printf("\n");
+  std::fflush(stdout);
 }
 
 CUfunction loadKernel(spmdc_cuda_module &M, const std::string &Dir, const char *File,
@@ -241,10 +266,11 @@ Row benchSaxpy(const std::string &Dir) {
   spmdc_cuda_module M{};
   CUfunction K = loadKernel(M, Dir, "saxpy.ptx", spmd::spmd_saxpy_spmd_name);
   spmd::spmd_saxpy_spmd_params P{N, A, X.dev(), YSpmd.dev()};
-  auto Spmd = [&](unsigned W) {
-    unsigned Warps = (N + 31) / 32;
+  auto SpmdChunks = [&](unsigned W, unsigned Chunks) {
+    unsigned Warps = (N + 32 * Chunks - 1) / (32 * Chunks);
     check(spmd::spmd_launch_saxpy_spmd(K, (Warps + W - 1) / W, W, nullptr, &P), "saxpy_spmd");
   };
+  auto Spmd = [&](unsigned W) { SpmdChunks(W, 1); };
   auto Cuda = [&] { saxpy_cuda(N, A, X.Ptr, YCuda.Ptr, CudaThreadsPerBlock, 0); };
 
   Cuda();
@@ -254,6 +280,7 @@ Row benchSaxpy(const std::string &Dir) {
   R.Check = compareFloats(YCuda.download(), YSpmd.download(), 1e-6f);
   R.CudaMs = timeMs(Cuda);
   timeSpmd("saxpy", Spmd, R);
+  timeSpmdChunks(SpmdChunks, R);
   spmdc_cuda_unload(&M);
   return R;
 }
@@ -388,11 +415,12 @@ void benchOptions(const std::string &Dir, std::vector<Row> &Rows) {
     spmd::spmd_black_scholes_spmd_params P{S.dev(), X.dev(),       T.dev(), Rate.dev(),
                                            V.dev(), OutSpmd.dev(), C.N};
     void *Args[] = {&P.Sa, &P.Xa, &P.Ta, &P.ra, &P.va, &P.result, &P.count};
-    auto Spmd = [&](unsigned W) {
-      unsigned Warps = (C.N + 31) / 32;
+    auto SpmdChunks = [&](unsigned W, unsigned Chunks) {
+      unsigned Warps = (C.N + 32 * Chunks - 1) / (32 * Chunks);
       if (spmdc_cuda_launch_warps(C.K, Warps, W, nullptr, Args) != 0)
         fatal(spmdc_cuda_last_error());
     };
+    auto Spmd = [&](unsigned W) { SpmdChunks(W, 1); };
     auto Cuda = [&] {
       C.CudaLaunch(S.Ptr, X.Ptr, T.Ptr, Rate.Ptr, V.Ptr, OutCuda.Ptr, C.N, CudaThreadsPerBlock, 0);
     };
@@ -406,6 +434,7 @@ void benchOptions(const std::string &Dir, std::vector<Row> &Rows) {
         Cu, Sp, [&](size_t I) { return C.Ref(HS[I], HX[I], HT[I], HR[I], HV[I]); }, C.Stride);
     R.CudaMs = timeMs(Cuda);
     timeSpmd(C.Name, Spmd, R);
+    timeSpmdChunks(SpmdChunks, R);
     Rows.push_back(R);
   }
   spmdc_cuda_unload(&M);
@@ -452,9 +481,9 @@ Row benchBlockSum(const std::string &Dir, int SMs) {
 bool printTable(const std::vector<Row> &Rows, double CopyGBs) {
   bool AllOk = true;
   std::printf("\n| kernel | size | CUDA ms | spmdc ms | spmdc/CUDA | spmdc warps/block (best) "
-              "| spmdc/CUDA at 8 warps/block | CUDA %% of copy BW | spmdc %% of copy BW "
-              "| agreement |\n");
-  std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+              "| spmdc/CUDA at 8 warps/block | spmdc/CUDA, k chunks per warp (best k) "
+              "| CUDA %% of copy BW | spmdc %% of copy BW | agreement |\n");
+  std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   for (const Row &R : Rows) {
     char CudaBw[64] = "-", SpmdBw[64] = "-";
     if (R.BytesMoved > 0) {
@@ -462,9 +491,14 @@ bool printTable(const std::vector<Row> &Rows, double CopyGBs) {
       std::snprintf(CudaBw, sizeof CudaBw, "%.0f GB/s = %.0f%%", C, 100 * C / CopyGBs);
       std::snprintf(SpmdBw, sizeof SpmdBw, "%.0f GB/s = %.0f%%", S, 100 * S / CopyGBs);
     }
-    std::printf("| %s | %s | %.4f | %.4f | %.3f | %u | %.3f | %s | %s | %s |\n", R.Kernel.c_str(),
-                R.Size.c_str(), R.CudaMs, R.SpmdMs, R.SpmdMs / R.CudaMs, R.BestWarpsPerBlock,
-                R.SpmdSameShapeMs / R.CudaMs, CudaBw, SpmdBw, R.Check.Text.c_str());
+    char Coarse[64] = "-";
+    if (R.SpmdCoarseMs > 0)
+      std::snprintf(Coarse, sizeof Coarse, "%.3f (k = %u)", R.SpmdCoarseMs / R.CudaMs,
+                    R.BestChunksPerWarp);
+    std::printf("| %s | %s | %.4f | %.4f | %.3f | %u | %.3f | %s | %s | %s | %s |\n",
+                R.Kernel.c_str(), R.Size.c_str(), R.CudaMs, R.SpmdMs, R.SpmdMs / R.CudaMs,
+                R.BestWarpsPerBlock, R.SpmdSameShapeMs / R.CudaMs, Coarse, CudaBw, SpmdBw,
+                R.Check.Text.c_str());
     AllOk = AllOk && R.Check.Ok;
   }
   return AllOk;
@@ -499,8 +533,10 @@ int main(int Argc, char **Argv) {
   benchOptions(Dir, Rows);
 
   bool AllOk = printTable(Rows, CopyGBs);
-  std::printf("\nratio > 1: spmdc slower; spmdc ms is the best of the block sizes tried, CUDA's "
-              "at %d threads per block (the same shape as 8 warps per block).\nBandwidth = "
+  std::printf("\nratio > 1: spmdc slower; spmdc ms is the best of the block sizes tried at one "
+              "chunk of 32 elements per warp (CUDA's one element per thread), CUDA's at %d "
+              "threads per block (the same shape as 8 warps per block); k chunks per warp: the "
+              "same kernel launched with k times fewer warps.\nBandwidth = "
               "minimal bytes moved / time (saxpy 12 B/element, stencil 16 B/interior cell), "
               "against the copy reference %.0f GB/s.\n",
               CudaThreadsPerBlock, CopyGBs);
