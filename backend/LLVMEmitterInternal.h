@@ -198,6 +198,10 @@ private:
   llvm::DenseMap<ir::Value *, llvm::Value *> Values;
   std::vector<LoopBlocks> Loops;
   std::map<int64_t, llvm::BasicBlock *> LabelBlocks; ///< the current function's labels
+  /// Where in the SIMT ifs and loops around the current op the lowering is (innermost
+  /// last): which SIMT ifs take an opaque condition (ifOp).
+  enum class SimtScope { IfArm, LoopCondition, LoopBody };
+  std::vector<SimtScope> SimtScopes;
 };
 
 } // namespace spmdc::emitter
