@@ -384,14 +384,15 @@ private:
   /// The outermost SIMT op of a region: only the threads whose lanes are
   /// active run it (`if (mask)`, itself a per-thread branch), and inside it
   /// the mask is all-on, since a thread that runs is an active lane. Nested
-  /// SIMT ops need no guard of their own. Returns the region to restore.
+  /// SIMT ops need no guard of their own. The guard is made where the mask is
+  /// all-on for good too: on NVPTX its condition is an opaque copy until the
+  /// LLVM pipeline is done (backend/NVPTXSimt.cpp), so no threading can carry a
+  /// block with a warp operation from before the region into paths that the
+  /// region's plain conditions (a SIMT loop's test) tell apart; the copy of a
+  /// constant is folded away after the pipeline. Returns the region to restore.
   Region *enterSimt() {
     if (SimtDepth++ > 0)
       return nullptr;
-    if (maskIsAllOnForGood()) { // every thread runs: no guard
-      Stack.push_back({Context::Simt, Stack.back().MaskSlot, true});
-      return B.insertRegion();
-    }
     Op *Guard = B.create(OpCode::If, nullptr, {mask()});
     Guard->Simt = true;
     Region *Saved = B.insertRegion();
