@@ -376,6 +376,11 @@ bool writeHostHeader(ir::Module &M, const std::string &Path, DiagnosticEngine &D
               "enum { spmd_" + K + "_launch_coarsening = " +
               std::to_string(F->ModelLaunchCoarsening) + ", spmd_" + K +
               "_thread_coarsening = " + std::to_string(F->AppliedThreadCoarsening) + " };\n";
+    if (F->ModelLaunchCoarsening && F->WarpComposition)
+      Body += "/* Its neighbour reads go through lane shuffles (1, warp composition) or a\n"
+              "   tile in shared memory (0, block composition). */\n"
+              "enum { spmd_" + K + "_warp_composition = " +
+              std::to_string(*F->WarpComposition ? 1 : 0) + " };\n";
     Body += "typedef struct spmd_" + K + "_params {\n";
     std::string Args;
     size_t First = F->HasMaskParam ? 1 : 0;

@@ -110,16 +110,19 @@ unsigned regionValues(const Region &R) {
   return N;
 }
 
-/// Sums the cost of every `foreach` body (per item), the largest one, and
+/// Sums the cost of every `foreach` body (per item; also the window loop's), the largest one, and
 /// what lies outside every loop (per gang, by kernel of the chain).
 void measure(const Region &R, bool InLoop, const FusedKernelFacts &Facts, LaunchChoice &C,
              std::map<int, double> &Prologue) {
   for (const auto &P : R.Ops) {
-    if (P->Code == OpCode::Foreach) {
-      double Body = regionCost(P->region(0));
-      C.WorkPerItem += Body;
-      C.LargestLoopWork = std::max(C.LargestLoopWork, Body);
-      C.LargestLoopValues = std::max(C.LargestLoopValues, regionValues(P->region(0)));
+    // A warp composition's window loop steps a gang width per iteration, as a
+    // `foreach` does: its body is per item too.
+    if (P->Code == OpCode::Foreach || P.get() == Facts.WindowLoop) {
+      const Region &Body = P->region(P->Code == OpCode::Foreach ? 0 : 1);
+      double Cost = regionCost(Body);
+      C.WorkPerItem += Cost;
+      C.LargestLoopWork = std::max(C.LargestLoopWork, Cost);
+      C.LargestLoopValues = std::max(C.LargestLoopValues, regionValues(Body));
       continue;
     }
     if (!InLoop)
@@ -171,7 +174,9 @@ LaunchChoice chooseLaunch(Function &Fused, const FusedKernelFacts &Facts, const 
   }
   // c: the most copies that keep the occupancy of one copy (their loads are
   // then in flight together at no cost in resident warps).
-  C.NoThreadCoarsening = threadCoarseningObstacle(Fused);
+  C.NoThreadCoarsening = Facts.Shape == FusedShape::Window
+                             ? "warp composition: the window is one gang-wide vector per step"
+                             : threadCoarseningObstacle(Fused);
   if (C.NoThreadCoarsening.empty() && C.ComputeBound)
     C.NoThreadCoarsening = "compute-bound: more loads in flight gain nothing";
   if (C.NoThreadCoarsening.empty()) {
@@ -200,7 +205,10 @@ LaunchChoice chooseLaunch(Function &Fused, const FusedKernelFacts &Facts, const 
   // A tile is TileGangs chunks: fewer per gang would leave it part empty
   // while the halo is recomputed all the same.
   double Fixed = C.PrologueWork + GangStartCost, PerChunk = std::max(1.0, C.WorkPerItem);
-  unsigned K = std::max(C.ThreadCoarsening, Facts.Shape == FusedShape::Tiles ? TileGangs : 1u);
+  // A window's chunk recomputes one vector of stage 1 (the one before it):
+  // as a tile's halo, worth amortizing over as many chunks.
+  bool Halo = Facts.Shape == FusedShape::Tiles || Facts.Shape == FusedShape::Window;
+  unsigned K = std::max(C.ThreadCoarsening, Halo ? TileGangs : 1u);
   while (K < MaxLaunchCoarsening && Fixed > PrologueShare * K * PerChunk)
     K *= 2;
   C.LaunchCoarsening = K;
@@ -218,6 +226,7 @@ std::string describeLaunch(const LaunchChoice &C, const FusedKernelFacts &Facts,
                            const std::string &Kernel) {
   const char *Shape = Facts.Shape == FusedShape::Rows    ? "rows"
                       : Facts.Shape == FusedShape::Tiles ? "tiles"
+                      : Facts.Shape == FusedShape::Window ? "window"
                                                          : "elements";
   char Buf[512];
   std::snprintf(Buf, sizeof Buf,

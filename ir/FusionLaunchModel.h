@@ -18,6 +18,7 @@ enum class FusedShape {
   Elements, ///< a merged `foreach`: a chunk of gang-width items per gang per step
   Rows,     ///< a merged uniform loop: a row (or another unit) per gang per iteration
   Tiles,    ///< block composition: tiles with a halo, per gang
+  Window,   ///< warp composition: gang-width steps, a window of vectors in registers
 };
 
 /// What the model knows of one fused kernel before choosing.
@@ -26,6 +27,7 @@ struct FusedKernelFacts {
   unsigned ElementsMoved = 0;  ///< global array elements per item (the traffic model's)
   unsigned RowPasses = 0;      ///< Rows: loops over the row that read the same array
   unsigned SharedBytes = 0;    ///< Tiles: `.shared` bytes per block
+  const Op *WindowLoop = nullptr; ///< Window: the loop over gang-width steps
   /// The kernel of the chain an op of the fused body came from (-1: the
   /// pass's own): each kernel computes its range again, and LLVM merges those
   /// identical computations, so the prologue counts the costliest kernel's.

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -225,6 +226,10 @@ public:
   /// applied (the model's c unless a request names the kernel).
   unsigned ModelLaunchCoarsening = 0;
   unsigned ModelThreadCoarsening = 0;
+  /// Its neighbour reads (a stencil's) went through registers and lane
+  /// shuffles (warp composition) rather than a tile (block composition);
+  /// null when it has none.
+  std::optional<bool> WarpComposition;
   unsigned AppliedThreadCoarsening = 1;
 };
 

@@ -17,12 +17,21 @@ namespace spmdc::ir {
 
 class Module;
 
+/// How neighbour reads (a stencil's `b[i - 1]`) are composed: the cost model's
+/// choice, or the request's (`compose=block|warp`).
+enum class FusionComposition {
+  Auto,  ///< the cost model chooses
+  Block, ///< a tile per gang (shared memory on the GPU, the stack on the CPU)
+  Warp,  ///< registers: a window of three gang-wide vectors and lane shuffles
+};
+
 /// One requested vertical fusion: kernels that run one after another (each
 /// reads what the earlier ones wrote), and the buffers that are temporaries
 /// of the chain (never read after it, so never stored).
 struct VerticalFusionRequest {
   std::vector<std::string> Kernels;
   std::vector<std::string> Temps;
+  FusionComposition Composition = FusionComposition::Auto;
   bool FromPragma = false;
   std::string Spelling; ///< as written, for one-line command-line errors
   SourceLoc Loc;        ///< the pragma's `#`
@@ -30,8 +39,8 @@ struct VerticalFusionRequest {
   std::vector<uint32_t> KernelCols, TempCols;
 };
 
-/// Parses the --vfuse syntax `A,B[,C...][:temp=y[,t...]]`; the pragma's
-/// parenthesized text uses the same grammar with `temp(y, t)`. On an error
+/// Parses the --vfuse syntax `A,B[,C...][:temp=y[,t...]][:compose=block|warp]`; the
+/// pragma's parenthesized text uses the same grammar with `temp(y, t)`, `compose(warp)`. On an error
 /// returns nothing, sets `Error` and `ErrorAt` (the offset in `Spec`).
 std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &Spec,
                                                              std::string &Error, size_t &ErrorAt);

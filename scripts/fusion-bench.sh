@@ -26,21 +26,27 @@ prepare() {
   # kernels apart by 4 (checked on the GPU against the plain launch).
   local fused=(map1_map2_map3_map4_map5 bias_add_gelu_dropout row_max_row_expsum_row_divide
     ln_mean_ln_var_ln_normalize row_sum_row_scale blur3_diff3) c k
+  # The stencil's composition is a candidate too: the c builds compose its neighbour
+  # reads by blocks (a tile), kernels-warp.ptx by warps (lane shuffles; no `foreach`
+  # left to coarsen, so c = 1 only).
   for c in 1 2 4; do
-    local coarsen=()
+    local coarsen=(--vfuse=blur3,diff3:temp=b:compose=block)
     for k in "${fused[@]}"; do coarsen+=("--coarsen=vfuse_$k:$c"); done
     [ "$c" = 4 ] && for k in map1 map2 map3 map4 map5; do coarsen+=("--coarsen=$k:block=4"); done
     "$spmdc" --target=nvptx-sm_90 -O3 "$ex/kernels.spmd" "${coarsen[@]}" -o "$out/kernels-c$c.ptx" || exit 1
   done
+  "$spmdc" --target=nvptx-sm_90 -O3 "$ex/kernels.spmd" --vfuse=blur3,diff3:temp=b:compose=warp \
+    -o "$out/kernels-warp.ptx" || exit 1
   # Registers and occupancy of every build (ptxas -v), next to the model's estimate.
-  for k in kernels kernels-c1 kernels-c2 kernels-c4; do
+  for k in kernels kernels-c1 kernels-c2 kernels-c4 kernels-warp; do
     "$cuda/bin/ptxas" -arch=sm_90 -v "$out/$k.ptx" -o /dev/null 2>"$out/ptxas-$k.log" ||
       { cat "$out/ptxas-$k.log" >&2; exit 1; }
   done
   for k in "${fused[@]}"; do
     printf 'ptxas registers of vfuse_%s:' "$k"
-    for c in kernels kernels-c1 kernels-c2 kernels-c4; do
-      printf ' %s %s' "$([ "$c" = kernels ] && echo default || echo "c=${c#kernels-c}")" \
+    for c in kernels kernels-c1 kernels-c2 kernels-c4 kernels-warp; do
+      [ "$c" = kernels-warp ] && [ "$k" != blur3_diff3 ] && continue
+      printf ' %s %s' "$(case "$c" in kernels) echo default ;; kernels-warp) echo warp ;; *) echo "c=${c#kernels-c}" ;; esac)" \
         "$(awk -v f="'vfuse_$k'" '/Compiling entry function/ { on = index($0, f) > 0 }
           on && /Used [0-9]+ registers/ { sub(/.*Used /, ""); sub(/ registers.*/, ""); print; exit }' "$out/ptxas-$c.log")"
     done

@@ -112,15 +112,22 @@ std::vector<Example> examples(int Rows, int Cols) {
                },
                [=](std::vector<float> &Y) { vfuse_row_sum_row_scale(Pos->data(), Rows, Cols, Y.data()); },
                [=](std::vector<float> &Y) { ref::rowNormalize(*Pos, Rows, Cols, Y); }, 1e-5, 1e-6, N, 8.0 * N});
-  E.push_back({"two-stage stencil (block composition)",
+  E.push_back({"two-stage stencil (warp composition)",
                [=](std::vector<float> &Y) {
                  blur3(X->data(), (*T)[0].data(), n);
                  diff3((*T)[0].data(), Y.data(), n);
                },
                [=](std::vector<float> &Y) { vfuse_blur3_diff3(X->data(), n, Y.data()); },
                [=](std::vector<float> &Y) { ref::stencil2(*X, Y); }, 1e-5, 1e-2, N, 8.0 * N});
+  E.push_back({"two-stage stencil (block composition)",
+               [=](std::vector<float> &Y) {
+                 blur3(X->data(), (*T)[0].data(), n);
+                 diff3((*T)[0].data(), Y.data(), n);
+               },
+               [=](std::vector<float> &Y) { vfuse_blur3_b_diff3_b(X->data(), n, Y.data()); },
+               [=](std::vector<float> &Y) { ref::stencil2(*X, Y); }, 1e-5, 1e-2, N, 8.0 * N});
   // The same stencil as 8 tasks (the launch's thread pool; each task a chunk).
-  E.push_back({"two-stage stencil, 8 tasks (block composition)",
+  E.push_back({"two-stage stencil, 8 tasks (warp composition)",
                [=](std::vector<float> &Y) { stencil2_tasks_apart(X->data(), (*T)[0].data(), Y.data(), n, 8); },
                [=](std::vector<float> &Y) { stencil2_tasks_fused(X->data(), Y.data(), n, 8); },
                [=](std::vector<float> &Y) { ref::stencil2(*X, Y); }, 1e-5, 1e-2, N, 8.0 * N});

@@ -11,7 +11,9 @@
 // (../reference.h): `gpu check: N passed, M failed`.
 //
 //   bench DIR   (DIR/kernels.ptx: spmdc --target=nvptx-sm_90 -O3 kernels.spmd -h kernels_host.h;
-//                DIR/kernels-c<c>.ptx: the same with --coarsen=vfuse_...:c for each fused kernel)
+//                DIR/kernels-c<c>.ptx: the same with --coarsen=vfuse_...:c for each fused kernel,
+//                the stencil by block composition; DIR/kernels-warp.ptx: the stencil by warp
+//                composition, which has no `foreach` to coarsen)
 #include "cuda_bench.h"
 #include "kernels_host.h"
 #include "kernels_cuda.cuh"
@@ -97,11 +99,14 @@ void verdict(const std::string &What, const std::vector<float> &Got, const std::
   (Ok ? Passed : Failed) += 1;
 }
 
-/// A fused run: thread coarsening c in the compiler, k chunks or rows per gang.
+/// A fused run: thread coarsening c in the compiler, k chunks or rows per gang; for a
+/// stencil, the composition of its neighbour reads ("block": a tile in shared memory,
+/// "warp": lane shuffles; empty where the kernel has no neighbour reads).
 struct Variant {
   std::string Name;
   unsigned C, K;
   std::function<void()> Run;
+  std::string Composition;
 };
 
 /// The cost model's choice for a fused kernel, from the host header spmdc writes
@@ -158,6 +163,8 @@ int main(int argc, char **argv) {
     checkLoader(spmdc_cuda_load_ptx_file(&ByC[C].M, 0, File.c_str()), "load " + File);
   }
   Module &Coarse = ByC[4];
+  Module Warp;
+  checkLoader(spmdc_cuda_load_ptx_file(&Warp.M, 0, (Dir + "/kernels-warp.ptx").c_str()), "load kernels-warp.ptx");
   Timer Clock;
   // The device's copy bandwidth: read N floats, write N floats.
   double CopyMs = Clock.median([&] {
@@ -169,15 +176,25 @@ int main(int argc, char **argv) {
 
   std::vector<Example> E;
   // The model's run first, then every (c, k) candidate.
-  auto variants = [&](unsigned ModelK, unsigned ModelC, std::function<void(Module &, unsigned)> Fused) {
+  // A stencil's candidates also differ in composition: the c modules compose its
+  // neighbour reads by blocks, kernels-warp.ptx by lane shuffles (c = 1 only).
+  auto variants = [&](unsigned ModelK, unsigned ModelC, std::function<void(Module &, unsigned)> Fused,
+                      const std::string &ModelComposition = "") {
     std::vector<Variant> V;
-    V.push_back({"model c=" + std::to_string(ModelC) + " k=" + std::to_string(ModelK), ModelC, ModelK,
-                 [=, &Mod] { Fused(Mod, ModelK); }});
+    std::string Prefix = ModelComposition.empty() ? "" : ModelComposition + " ";
+    V.push_back({"model " + Prefix + "c=" + std::to_string(ModelC) + " k=" + std::to_string(ModelK), ModelC,
+                 ModelK, [=, &Mod] { Fused(Mod, ModelK); }, ModelComposition});
+    std::string Block = ModelComposition.empty() ? "" : "block";
     for (unsigned C : Cs)
       for (unsigned K : Ks) {
         Module *Mo = &ByC[C];
-        V.push_back({"c=" + std::to_string(C) + " k=" + std::to_string(K), C, K, [=] { Fused(*Mo, K); }});
+        V.push_back({(Block.empty() ? "" : "block ") + std::string("c=") + std::to_string(C) + " k=" +
+                         std::to_string(K),
+                     C, K, [=] { Fused(*Mo, K); }, Block});
       }
+    if (!ModelComposition.empty())
+      for (unsigned K : Ks)
+        V.push_back({"warp c=1 k=" + std::to_string(K), 1, K, [=, &Warp] { Fused(Warp, K); }, "warp"});
     return V;
   };
   {
@@ -270,9 +287,13 @@ int main(int argc, char **argv) {
       launchSpmd(Mod, "blur3", ElemWarps, x, t1, n);
       launchSpmd(Mod, "diff3", ElemWarps, t1, y, n);
     };
-    // Block composition: each warp's chunk in tiles of 128 in shared memory, halo recomputed.
+    // Block composition (each warp's chunk in tiles of 128 in shared memory, halo recomputed)
+    // or warp composition (a window of three vectors in registers, lane shuffles).
     Ex.Kernel = "vfuse_blur3_diff3";
-    Ex.Fused = variants(MODEL(vfuse_blur3_diff3), [&](Module &Mo, unsigned K) { launchSpmd(Mo, "vfuse_blur3_diff3", (ElemWarps + K - 1) / K, x, n, y); });
+    Ex.Fused = variants(
+        MODEL(vfuse_blur3_diff3),
+        [&](Module &Mo, unsigned K) { launchSpmd(Mo, "vfuse_blur3_diff3", (ElemWarps + K - 1) / K, x, n, y); },
+        spmd::spmd_vfuse_blur3_diff3_warp_composition ? "warp" : "block");
     Ex.Cuda = [&] { cuda_stencil2<<<(N + StencilBlock - 1) / StencilBlock, StencilBlock>>>(x, y, n); };
     Ex.Want.resize(N);
     ref::stencil2(hX, Ex.Want);
@@ -335,9 +356,10 @@ int main(int argc, char **argv) {
     // Candidates start at index 1 (index 0 is the model's own run).
     size_t Best = std::min_element(F.begin() + 1, F.end()) - F.begin(), Plain = 1;
     double Model = F[0];
-    std::printf("| %s | %.3f | %.3f | c=%u k=%u | %.3f | %s | %.3f | %.2fx | %.3f | %.2fx | %.2fx | %.2fx | %.2fx "
+    std::printf("| %s | %.3f | %.3f | %s%sc=%u k=%u | %.3f | %s | %.3f | %.2fx | %.3f | %.2fx | %.2fx | %.2fx | %.2fx "
                 "| %.0f%% | %.0f%% | %.0f%% |\n",
-                Ex.Name.c_str(), ApartMs[I], F[Plain], Ex.Fused[0].C, Ex.Fused[0].K, Model,
+                Ex.Name.c_str(), ApartMs[I], F[Plain], Ex.Fused[0].Composition.c_str(),
+                Ex.Fused[0].Composition.empty() ? "" : " ", Ex.Fused[0].C, Ex.Fused[0].K, Model,
                 Ex.Fused[Best].Name.c_str(), F[Best], Model / F[Best], CudaMs[I], ApartMs[I] / Model,
                 ApartMs[I] / F[Best], Model / CudaMs[I], F[Best] / CudaMs[I], pct(Ex, Model), pct(Ex, F[Best]),
                 pct(Ex, CudaMs[I]));
@@ -358,8 +380,8 @@ int main(int argc, char **argv) {
     for (size_t V = 1; V < Ex.Fused.size(); ++V) {
       const Variant &Va = Ex.Fused[V];
       if (Va.K == Ks[0])
-        std::printf("| c=%u |", Va.C);
-      bool IsModel = Va.C == Ex.Fused[0].C && Va.K == Ex.Fused[0].K;
+        std::printf("| %s%sc=%u |", Va.Composition.c_str(), Va.Composition.empty() ? "" : " ", Va.C);
+      bool IsModel = Va.C == Ex.Fused[0].C && Va.K == Ex.Fused[0].K && Va.Composition == Ex.Fused[0].Composition;
       std::printf(" %.3f%s%s |", F[V], V == Best ? " *" : "", IsModel ? " m" : "");
       if (Va.K == Ks[std::size(Ks) - 1])
         std::printf("\n");
@@ -372,13 +394,16 @@ int main(int argc, char **argv) {
     const std::vector<double> &F = FusedMs[I];
     size_t Best = std::min_element(F.begin() + 1, F.end()) - F.begin();
     const Variant &T = E[I].Fused[Best], &M = E[I].Fused[0];
-    std::printf("tuned: --coarsen=%s:%u, launch k=%u (%.3f ms); model: c=%u k=%u (%.3f ms, %+.0f%%)\n",
-                E[I].Kernel.c_str(), T.C, T.K, F[Best], M.C, M.K, F[0], 100.0 * (F[0] / F[Best] - 1));
+    std::printf("tuned: %s%s--coarsen=%s:%u, launch k=%u (%.3f ms); model: %s%sc=%u k=%u (%.3f ms, %+.0f%%)\n",
+                T.Composition.empty() ? "" : "compose=", T.Composition.empty() ? "" : (T.Composition + ", ").c_str(),
+                E[I].Kernel.c_str(), T.C, T.K, F[Best], M.Composition.c_str(), M.Composition.empty() ? "" : " ",
+                M.C, M.K, F[0], 100.0 * (F[0] / F[Best] - 1));
   }
   std::printf("\nmap chain apart, each kernel block-coarsened by 4 (4x fewer blocks): %.3f ms\n",
               Clock.median(ApartBlocks4));
   for (auto &[C, Mo] : ByC)
     spmdc_cuda_unload(&Mo.M);
+  spmdc_cuda_unload(&Warp.M);
   spmdc_cuda_unload(&Mod.M);
   return Failed ? 1 : 0;
 }
