@@ -1575,6 +1575,7 @@ private:
   /// Stage 1 runs once per element, plus the vector before the chunk (its
   /// lanes outside the halo idle): no memory holds the intermediates, and no
   /// barrier is needed. dlo, dhi: the halo's domain, as for block composition.
+  /// All of it runs with every lane on (`unmasked`), as the `foreach` did.
   bool composeWarps() {
     Op *Loop = Tiles[0].Loop;
     Region &Parent = *Loop->ParentRegion;
@@ -1618,6 +1619,10 @@ private:
         if (D != 0 && !Slot)
           Slot = B.var(tileOf(A.P.Root).Elem, A.P.Root + "_at" + std::to_string(D));
       }
+    // A `foreach` runs all its lanes whatever the mask it is reached under; so
+    // does its replacement.
+    Op *AllLanes = B.create(OpCode::Unmasked, nullptr);
+    B.setInsertRegion(B.addRegion(AllLanes));
     Op *NonEmpty = B.create(OpCode::If, nullptr, {binary(BinaryOp::LT, Lo, Hi, Bool)});
     Region *Then = B.addRegion(NonEmpty);
     B.addRegion(NonEmpty);
