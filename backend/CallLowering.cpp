@@ -2,6 +2,7 @@
 #include "backend/LLVMEmitterInternal.h"
 
 #include "backend/StdlibHooks.h"
+#include "ir/SimtBranches.h"
 
 namespace spmdc::emitter {
 
@@ -35,6 +36,11 @@ void OpLowering::call(ir::Op &O) {
   llvm::CallInst *Call = B.CreateCall(FC, Args);
   if (Target.isGPU() && !Callee) // the callee through a pointer may vote (see declareFunction)
     Call->setConvergent();
+  // A SIMT body called from masked code: its threads' own atomics, made visible
+  // to every lane once the warp is back (see OpLowering::ifOp).
+  if (Target.isGPU() && Callee && Callee->SimtBody && SimtScopes.empty() && !CurIR->SimtBody &&
+      ir::hasPerLaneGlobalAtomic(*Callee->Body))
+    warpSync();
   set(O, Call);
 }
 
@@ -99,6 +105,7 @@ void OpLowering::stdlibCall(ir::Op &O) {
     Call.ResultLLVM = llvmType(O.result()->Ty);
   }
   Call.Mask = mask(O);
+  Call.ThreadAlone = Target.isGPU() && !SimtScopes.empty();
   llvm::Value *R = nullptr;
   if (!emitStdlibHook(Call, B, *Lanes, Target.isGPU(), R)) {
     unsupported(O, "the standard library function '" + Call.Name + "' with these arguments");

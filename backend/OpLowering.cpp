@@ -3,6 +3,7 @@
 
 #include "backend/DynamicMemory.h"
 #include "backend/NVPTXSimt.h"
+#include "ir/SimtBranches.h"
 
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
@@ -331,6 +332,11 @@ void OpLowering::ifOp(ir::Op &O) {
   B.SetInsertPoint(End);
   if (O.Simt)
     SimtScopes.pop_back();
+  // Leaving the outermost SIMT region (the divergence transform's guard) of a
+  // masked body: the warp is converged again; its threads' own atomics in the
+  // region are made visible to every lane, as the masked form's barrier does.
+  if (O.Simt && SimtScopes.empty() && !CurIR->SimtBody && ir::hasPerLaneGlobalAtomic(*O.Regions[0]))
+    warpSync();
 }
 
 void OpLowering::loop(ir::Op &O) {

@@ -570,6 +570,11 @@ private:
   /// A uniform atomic happens once per gang; a varying one once per active
   /// lane (in lane order on x86), each lane getting its old value.
   llvm::Value *atomic(const std::function<llvm::Value *(const LaneOps::LaneValue &)> &One) {
+    // In a SIMT region the thread does its own lane's atomic, as a CUDA thread
+    // does; the warp is not converged there, so no bar.warp.sync (the region's
+    // other stores are not ordered among the warp's threads either).
+    if (C.ThreadAlone)
+      return One([](llvm::Value *V) { return V; });
     bool Varying = false;
     for (const Type *T : C.ArgTypes)
       Varying |= T->isVarying();

@@ -19,6 +19,10 @@ struct HookCall {
   const Type *ResultType = nullptr; ///< null for void
   llvm::Type *ResultLLVM = nullptr; ///< the register type of the result, or null
   llvm::Value *Mask = nullptr;      ///< the lanes active at the call
+  /// NVPTX: the call is in a SIMT region (ir/SimtBranches.cpp), where each running
+  /// thread is its own active lane and the warp may be diverged: a per-lane
+  /// operation is the thread's alone, with no warp-wide guard or barrier.
+  bool ThreadAlone = false;
 };
 
 /// Emits `Call` at the builder's position. Returns false, emitting nothing,

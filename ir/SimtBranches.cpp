@@ -36,6 +36,35 @@ bool isThreadLocalHook(const std::string &N) {
          N.rfind("spmd_nvptx_", 0) == 0;
 }
 
+/// `atomic_<op>_global(...)` with a varying operand: one atomic per active lane,
+/// each lane getting its own old value (a uniform one is made once per gang).
+bool isPerLaneGlobalAtomic(const Op &Call) {
+  const std::string &N = Call.Callee->Name;
+  if (!Call.Callee->IsStdlib || Call.Callee->Body || N.rfind("atomic_", 0) != 0 || N.size() < 14 ||
+      N.compare(N.size() - 7, 7, "_global") != 0)
+    return false;
+  for (const Value *A : Call.Operands)
+    if (A->isVarying())
+      return true;
+  return false;
+}
+
+bool hasPerLaneGlobalAtomic(const Region &R, std::set<const Function *> &Seen) {
+  for (const auto &O : R.Ops) {
+    if (O->Code == OpCode::Call && O->Callee) {
+      if (!O->Callee->Body && isPerLaneGlobalAtomic(*O))
+        return true;
+      if (O->Callee->Body && Seen.insert(O->Callee).second &&
+          hasPerLaneGlobalAtomic(*O->Callee->Body, Seen))
+        return true;
+    }
+    for (const auto &Sub : O->Regions)
+      if (hasPerLaneGlobalAtomic(*Sub, Seen))
+        return true;
+  }
+  return false;
+}
+
 /// The op that defines an address, through element/field steps and pointer casts.
 const Op *addressRoot(const Value *Addr) {
   while (Addr->Def && (Addr->Def->Code == OpCode::ElementAddr ||
@@ -261,10 +290,16 @@ private:
         return false; // a varying function pointer is called lane group by lane group
       if (O.Callee->Body)
         return O.Callee == S.Self || functionIsClean(*O.Callee);
-      // Not the per-lane memory hooks (atomics with a varying operand, memcpy to
-      // varying addresses): the back end ends them with bar.warp.sync over the
-      // whole warp, so that every lane sees what one lane wrote, and a thread
-      // of a SIMT region would wait there for threads on another path.
+      // A global atomic with a varying operand is each lane's own: in a SIMT
+      // region the thread does it alone (StdlibHooks' ThreadAlone), as a CUDA
+      // thread does, where under masks the back end ends it with bar.warp.sync
+      // so that every lane sees what one lane wrote. In a candidate region, or
+      // in a function whose body will be one SIMT region (clean, lane values
+      // returned: SimtBody), whichever caller runs it; not in a clean function
+      // with a uniform result, whose masked body a SIMT region calls. Not the
+      // other per-lane memory hooks (memcpy to varying addresses).
+      if (isPerLaneGlobalAtomic(O) && (!S.Self || isPerLane(S.Self->Ty->getReturnType())))
+        return true;
       return O.Callee->IsStdlib &&
              (isThreadLocalHook(O.Callee->Name) ||
               (O.Callee->Name == "popcnt" && O.Operands.size() == 1 &&
@@ -354,5 +389,10 @@ private:
 } // namespace
 
 void selectSimtBranches(Module &M) { SimtSelector(M).run(); }
+
+bool hasPerLaneGlobalAtomic(const Region &R) {
+  std::set<const Function *> Seen;
+  return hasPerLaneGlobalAtomic(R, Seen);
+}
 
 } // namespace spmdc::ir

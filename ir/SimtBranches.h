@@ -4,6 +4,7 @@
 namespace spmdc::ir {
 
 class Module;
+class Region;
 
 /// Marks (Op::Simt) every varying `if` and varying `loop` whose region holds
 /// nothing that needs the gang's explicit mask or a converged warp, together
@@ -12,5 +13,12 @@ class Module;
 /// reconverge in hardware as nvcc's threads do. Run on NVPTX only, before the
 /// divergence transform. See docs/design-spmd-ir.md ("SIMT branches").
 void selectSimtBranches(Module &M);
+
+/// Whether `R`, or a function it calls, does a global atomic with a varying
+/// operand: in a SIMT region each thread does its own with no warp barrier
+/// after it, so the back end synchronizes the warp (bar.warp.sync) where it is
+/// converged again, after the region or the call of such a SIMT body, and
+/// every lane sees what another lane's atomic wrote, as under masks.
+bool hasPerLaneGlobalAtomic(const Region &R);
 
 } // namespace spmdc::ir

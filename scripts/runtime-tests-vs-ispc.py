@@ -81,6 +81,10 @@ def check_test(job):
         src = f.read()
     if "// SPMDC-FLAGS:" in src:
         return name, "skipped", "uses // SPMDC-FLAGS (no ISPC equivalent)"
+    for pragma in ("vfuse", "hfuse", "coarsen"):
+        if "#pragma " + pragma in src:
+            # ISPC ignores the pragma, so the kernel it would build is missing at link time.
+            return name, "skipped", "uses #pragma %s (spmdc's fusion: no ISPC equivalent)" % pragma
     d = tempfile.mkdtemp(dir=work)
     disagreements = []
     for target in targets:
