@@ -2,7 +2,6 @@
 #include "backend/LLVMEmitterInternal.h"
 
 #include "backend/StdlibHooks.h"
-#include "ir/SimtBranches.h"
 
 namespace spmdc::emitter {
 
@@ -36,11 +35,6 @@ void OpLowering::call(ir::Op &O) {
   llvm::CallInst *Call = B.CreateCall(FC, Args);
   if (Target.isGPU() && !Callee) // the callee through a pointer may vote (see declareFunction)
     Call->setConvergent();
-  // A SIMT body called from masked code: its threads' own atomics, made visible
-  // to every lane once the warp is back (see OpLowering::ifOp).
-  if (Target.isGPU() && Callee && Callee->SimtBody && SimtScopes.empty() && !CurIR->SimtBody &&
-      ir::hasPerLaneGlobalAtomic(*Callee->Body))
-    warpSync();
   set(O, Call);
 }
 

@@ -335,7 +335,7 @@ void OpLowering::ifOp(ir::Op &O) {
   // Leaving the outermost SIMT region (the divergence transform's guard) of a
   // masked body: the warp is converged again; its threads' own atomics in the
   // region are made visible to every lane, as the masked form's barrier does.
-  if (O.Simt && SimtScopes.empty() && !CurIR->SimtBody && ir::hasPerLaneGlobalAtomic(*O.Regions[0]))
+  if (O.Simt && SimtScopes.empty() && ir::hasPerLaneGlobalAtomic(*O.Regions[0]))
     warpSync();
 }
 

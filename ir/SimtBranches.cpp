@@ -49,22 +49,6 @@ bool isPerLaneGlobalAtomic(const Op &Call) {
   return false;
 }
 
-bool hasPerLaneGlobalAtomic(const Region &R, std::set<const Function *> &Seen) {
-  for (const auto &O : R.Ops) {
-    if (O->Code == OpCode::Call && O->Callee) {
-      if (!O->Callee->Body && isPerLaneGlobalAtomic(*O))
-        return true;
-      if (O->Callee->Body && Seen.insert(O->Callee).second &&
-          hasPerLaneGlobalAtomic(*O->Callee->Body, Seen))
-        return true;
-    }
-    for (const auto &Sub : O->Regions)
-      if (hasPerLaneGlobalAtomic(*Sub, Seen))
-        return true;
-  }
-  return false;
-}
-
 /// The op that defines an address, through element/field steps and pointer casts.
 const Op *addressRoot(const Value *Addr) {
   while (Addr->Def && (Addr->Def->Code == OpCode::ElementAddr ||
@@ -293,12 +277,14 @@ private:
       // A global atomic with a varying operand is each lane's own: in a SIMT
       // region the thread does it alone (StdlibHooks' ThreadAlone), as a CUDA
       // thread does, where under masks the back end ends it with bar.warp.sync
-      // so that every lane sees what one lane wrote. In a candidate region, or
-      // in a function whose body will be one SIMT region (clean, lane values
-      // returned: SimtBody), whichever caller runs it; not in a clean function
-      // with a uniform result, whose masked body a SIMT region calls. Not the
-      // other per-lane memory hooks (memcpy to varying addresses).
-      if (isPerLaneGlobalAtomic(O) && (!S.Self || isPerLane(S.Self->Ty->getReturnType())))
+      // so that every lane sees what one lane wrote. Only in a candidate region
+      // (a varying if/loop of a masked body): the back end synchronizes the warp
+      // once the region is done, so the code after it reads what every lane's
+      // atomic wrote. A function's whole body is one region with no "after" (an
+      // ISPC test reading the atomic's target after its `if` read it too early),
+      // so a function with such an atomic is never SIMT. Not the other per-lane
+      // memory hooks (memcpy to varying addresses).
+      if (!S.Self && isPerLaneGlobalAtomic(O))
         return true;
       return O.Callee->IsStdlib &&
              (isThreadLocalHook(O.Callee->Name) ||
@@ -391,8 +377,14 @@ private:
 void selectSimtBranches(Module &M) { SimtSelector(M).run(); }
 
 bool hasPerLaneGlobalAtomic(const Region &R) {
-  std::set<const Function *> Seen;
-  return hasPerLaneGlobalAtomic(R, Seen);
+  for (const auto &O : R.Ops) {
+    if (O->Code == OpCode::Call && O->Callee && !O->Callee->Body && isPerLaneGlobalAtomic(*O))
+      return true;
+    for (const auto &Sub : O->Regions)
+      if (hasPerLaneGlobalAtomic(*Sub))
+        return true;
+  }
+  return false;
 }
 
 } // namespace spmdc::ir

@@ -14,11 +14,11 @@ class Region;
 /// divergence transform. See docs/design-spmd-ir.md ("SIMT branches").
 void selectSimtBranches(Module &M);
 
-/// Whether `R`, or a function it calls, does a global atomic with a varying
-/// operand: in a SIMT region each thread does its own with no warp barrier
-/// after it, so the back end synchronizes the warp (bar.warp.sync) where it is
-/// converged again, after the region or the call of such a SIMT body, and
-/// every lane sees what another lane's atomic wrote, as under masks.
+/// Whether `R` does a global atomic with a varying operand: in a SIMT region
+/// each thread does its own with no warp barrier after it, so the back end
+/// synchronizes the warp (bar.warp.sync) where it is converged again, after
+/// the region, and every lane sees what another lane's atomic wrote, as under
+/// masks. (A function with such an atomic is never a SIMT body.)
 bool hasPerLaneGlobalAtomic(const Region &R);
 
 } // namespace spmdc::ir

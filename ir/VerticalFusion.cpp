@@ -1627,6 +1627,11 @@ private:
     Region *Then = B.addRegion(NonEmpty);
     B.addRegion(NonEmpty);
     B.setInsertRegion(Then);
+    // The window starts defined (zero): its lanes outside the halo are never read, but
+    // an undefined register carried around the loop lets ptxas merge it with others.
+    for (auto &[Root, Win] : Windows)
+      for (Value *Slot : {Win.Prev, Win.Cur, Win.Next})
+        B.store(Slot, zeroOf(tileOf(Root).Elem));
     Value *Counter = B.var(IdxTy, "window");
     B.store(Counter, HaloLeft > 0 ? binary(BinaryOp::Sub, Lo, constant(W), IdxTy) : Lo);
     Value *End = binary(BinaryOp::Add, Hi, constant(W), IdxTy);
@@ -1776,6 +1781,20 @@ private:
       Full->ParentRegion = &Parent;
       Parent.Ops[At] = std::move(Outer.Ops.back());
     }
+  }
+
+  /// A varying zero of the scalar type `T` (integer, bool, floating point).
+  Value *zeroOf(const Type *T) {
+    const Type *U = M.Types.withConst(M.Types.withVariability(T, Variability::Uniform), false);
+    Value *Z;
+    if (U->isFloatingPoint()) {
+      Op *C = B.create(OpCode::ConstFloat, U);
+      C->FImm = 0.0;
+      Z = C->result();
+    } else {
+      Z = B.constInt(0, U);
+    }
+    return B.create(OpCode::Broadcast, M.Types.withConst(T, false), {Z})->result();
   }
 
   /// The standard library's two-vector `shuffle(v0, v1, permutation)` for
