@@ -83,14 +83,23 @@ std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &
     ErrorAt = At;
     return std::nullopt;
   };
-  do {
-    size_t At = S.skipSpace();
-    std::string Name = S.identifier();
-    if (Name.empty())
-      return Fail(At, "expected a kernel name");
-    R.Kernels.push_back(Name);
-    R.KernelCols.push_back(static_cast<uint32_t>(At));
-  } while (S.accept(','));
+  // A comma-separated list of names, each with its offset; false after Fail.
+  auto names = [&](const char *Expected, std::vector<std::string> &Names,
+                   std::vector<uint32_t> &Offsets) {
+    do {
+      size_t At = S.skipSpace();
+      std::string Name = S.identifier();
+      if (Name.empty()) {
+        Fail(At, Expected);
+        return false;
+      }
+      Names.push_back(Name);
+      Offsets.push_back(static_cast<uint32_t>(At));
+    } while (S.accept(','));
+    return true;
+  };
+  if (!names("expected a kernel name", R.Kernels, R.KernelCols))
+    return std::nullopt;
   if (R.Kernels.size() < 2)
     return Fail(S.skipSpace(), "a vertical fusion needs at least two kernels (A,B)");
   // Sections after the kernels, in any order: `temp=y,...` / `temp(y, ...)` and
@@ -117,15 +126,8 @@ std::optional<VerticalFusionRequest> parseVerticalFusionSpec(const std::string &
         R.Composition = FusionComposition::Warp;
       else
         return Fail(NameAt, "expected 'block' or 'warp' (the composition of neighbour reads)");
-    } else {
-      do {
-        size_t NameAt = S.skipSpace();
-        std::string Name = S.identifier();
-        if (Name.empty())
-          return Fail(NameAt, "expected the name of a temporary buffer");
-        R.Temps.push_back(Name);
-        R.TempCols.push_back(static_cast<uint32_t>(NameAt));
-      } while (S.accept(','));
+    } else if (!names("expected the name of a temporary buffer", R.Temps, R.TempCols)) {
+      return std::nullopt;
     }
     if (Paren && !S.accept(')'))
       return Fail(S.skipSpace(), Section == "temp" ? "expected ')' after the temporaries"
@@ -1376,10 +1378,6 @@ private:
   /// (the kernels apart never write it either).
   bool composeBlocks() {
     Op *Loop = Tiles[0].Loop;
-    Region &Parent = *Loop->ParentRegion;
-    size_t Pos = 0;
-    while (Parent.Ops[Pos].get() != Loop)
-      ++Pos;
     int64_t Left = HaloLeft, Right = HaloRight;
     Value *Lo = Loop->Operands[0], *Hi = Loop->Operands[1];
     Region Pre;
@@ -1436,10 +1434,6 @@ private:
     for (const Access &A : Accesses) {
       if (A.P.K != Place::Buffer || !TileOf.count(A.P.Root))
         continue;
-      Region &R = *A.O->ParentRegion;
-      size_t At = 0;
-      while (R.Ops[At].get() != A.O)
-        ++At;
       Region New;
       B.setInsertRegion(&New);
       B.setLoc(A.O->Loc);
@@ -1463,27 +1457,17 @@ private:
                         ->result();
       if (A.Write)
         B.create(OpCode::Store, nullptr, {Addr, A.O->Operands[1]});
-      for (auto &P : New.Ops)
-        P->ParentRegion = &R;
-      R.Ops.insert(R.Ops.begin() + At, std::make_move_iterator(New.Ops.begin()),
-                   std::make_move_iterator(New.Ops.end()));
-      At += New.Ops.size();
+      spliceBefore(*A.O, New);
       Removed.insert(A.O);
-      if (!A.Write) {
+      if (!A.Write)
         A.O->Operands[0] = Addr;
-      } else if (Temps.count(A.P.Root)) {
-        Graveyard.push_back(std::move(R.Ops[At]));
-        R.Ops.erase(R.Ops.begin() + At);
-      }
+      else if (Temps.count(A.P.Root))
+        bury(*A.O);
       Forwarded.insert(A.P.Root);
       TiledRoots.insert(A.P.Root);
     }
-    for (auto &P : Pre.Ops)
-      P->ParentRegion = &Parent;
-    Graveyard.push_back(std::move(Parent.Ops[Pos]));
-    Parent.Ops.erase(Parent.Ops.begin() + Pos);
-    Parent.Ops.insert(Parent.Ops.begin() + Pos, std::make_move_iterator(Pre.Ops.begin()),
-                      std::make_move_iterator(Pre.Ops.end()));
+    spliceBefore(*Loop, Pre); // the merged foreach's place
+    bury(*Loop);
     for (const TileFlow &T : Tiles)
       Intermediates.erase(T.Root);
     return true;
@@ -1578,10 +1562,6 @@ private:
   /// All of it runs with every lane on (`unmasked`), as the `foreach` did.
   bool composeWarps() {
     Op *Loop = Tiles[0].Loop;
-    Region &Parent = *Loop->ParentRegion;
-    size_t Pos = 0;
-    while (Parent.Ops[Pos].get() != Loop)
-      ++Pos;
     int64_t W = Target.GangWidth;
     std::string OwnKey = Tokens[Loop->IndexVars[0]];
     Region Pre;
@@ -1723,36 +1703,22 @@ private:
         Removed.insert(A.O);
         continue;
       }
-      Region &R = *A.O->ParentRegion;
-      size_t At = 0;
-      while (R.Ops[At].get() != A.O)
-        ++At;
       Region New;
       B.setInsertRegion(&New);
       B.setLoc(A.O->Loc);
       B.store(Win.Next, A.O->Operands[1]);
-      for (auto &P : New.Ops)
-        P->ParentRegion = &R;
-      R.Ops.insert(R.Ops.begin() + At, std::make_move_iterator(New.Ops.begin()),
-                   std::make_move_iterator(New.Ops.end()));
-      At += New.Ops.size();
+      spliceBefore(*A.O, New);
       Removed.insert(A.O);
-      if (Temps.count(A.P.Root)) {
-        Graveyard.push_back(std::move(R.Ops[At]));
-        R.Ops.erase(R.Ops.begin() + At);
-      }
+      if (Temps.count(A.P.Root))
+        bury(*A.O);
     }
     for (const TileFlow &T : Tiles) {
       Forwarded.insert(T.Root);
       TiledRoots.insert(T.Root);
       Intermediates.erase(T.Root);
     }
-    for (auto &P : Pre.Ops)
-      P->ParentRegion = &Parent;
-    Graveyard.push_back(std::move(Parent.Ops[Pos]));
-    Parent.Ops.erase(Parent.Ops.begin() + Pos);
-    Parent.Ops.insert(Parent.Ops.begin() + Pos, std::make_move_iterator(Pre.Ops.begin()),
-                      std::make_move_iterator(Pre.Ops.end()));
+    spliceBefore(*Loop, Pre); // the merged foreach's place
+    bury(*Loop);
     return true;
   }
 
@@ -1781,6 +1747,28 @@ private:
       Full->ParentRegion = &Parent;
       Parent.Ops[At] = std::move(Outer.Ops.back());
     }
+  }
+
+  /// Moves the ops of `New` into `O`'s region, just before `O`.
+  static void spliceBefore(Op &O, Region &New) {
+    Region &R = *O.ParentRegion;
+    size_t At = 0;
+    while (R.Ops[At].get() != &O)
+      ++At;
+    for (auto &P : New.Ops)
+      P->ParentRegion = &R;
+    R.Ops.insert(R.Ops.begin() + At, std::make_move_iterator(New.Ops.begin()),
+                 std::make_move_iterator(New.Ops.end()));
+  }
+
+  /// Takes `O` out of its region; the graveyard keeps it (and its result) alive.
+  void bury(Op &O) {
+    Region &R = *O.ParentRegion;
+    size_t At = 0;
+    while (R.Ops[At].get() != &O)
+      ++At;
+    Graveyard.push_back(std::move(R.Ops[At]));
+    R.Ops.erase(R.Ops.begin() + At);
   }
 
   /// A varying zero of the scalar type `T` (integer, bool, floating point).
