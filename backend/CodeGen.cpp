@@ -5,6 +5,7 @@
 #include "backend/LaneLoadGathers.h"
 #include "backend/LaneStoreScatters.h"
 #include "backend/MaskedMergeUnfreeze.h"
+#include "backend/NVPTXLoopStrengthReduce.h"
 #include "backend/NVPTXNegate16.h"
 #include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
@@ -15,6 +16,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -24,6 +26,15 @@
 namespace spmdc {
 
 namespace {
+/// Code generation's loop strength reduction (LLVM's `-disable-lsr`, a global
+/// option of TargetPassConfig) on or off for the next addPassesToEmitFile.
+void setCodeGenLoopStrengthReduction(bool On) {
+  auto &Options = llvm::cl::getRegisteredOptions();
+  auto It = Options.find("disable-lsr");
+  if (It != Options.end())
+    static_cast<llvm::cl::opt<bool> *>(It->second)->setValue(!On);
+}
+
 /// Our passes after LLVM's pipeline (-O1 and above).
 void addCleanupPasses(llvm::FunctionPassManager &FPM, llvm::TargetMachine &TM) {
   // Our own clean-up once LLVM has exposed the address patterns: contiguous
@@ -50,6 +61,10 @@ void addCleanupPasses(llvm::FunctionPassManager &FPM, llvm::TargetMachine &TM) {
   // Last (instcombine would fold it back): on SSE4/AVX2 mask logic runs on
   // lane-wide integers, as ISPC's does; AVX-512 keeps masks in mask registers.
   const llvm::Triple &TT = TM.getTargetTriple();
+  // NVPTX: loop strength reduction here, on the loops where it pays, instead of
+  // code generation's on every loop (turned off in writeModule).
+  if (TT.isNVPTX())
+    FPM.addPass(NVPTXLoopStrengthReducePass());
   FPM.addPass(WideMasksPass(TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
                                !TM.getTargetFeatureString().contains("+avx512f")));
 }
@@ -117,6 +132,9 @@ bool writeModule(llvm::Module &M, llvm::TargetMachine &TM, OutputKind Kind, cons
   case OutputKind::Assembly:
   case OutputKind::Object: {
     llvm::legacy::PassManager PM;
+    // NVPTX: optimizeModule ran loop strength reduction where it pays; code
+    // generation must not run it again on every loop.
+    setCodeGenLoopStrengthReduction(!TM.getTargetTriple().isNVPTX());
     auto FileType = Kind == OutputKind::Object ? llvm::CodeGenFileType::ObjectFile
                                                : llvm::CodeGenFileType::AssemblyFile;
     if (TM.addPassesToEmitFile(PM, OS, nullptr, FileType)) {
