@@ -5,6 +5,7 @@
 #include "backend/LaneLoadGathers.h"
 #include "backend/LaneStoreScatters.h"
 #include "backend/MaskedMergeUnfreeze.h"
+#include "backend/NVPTXGlobalPointerArgs.h"
 #include "backend/NVPTXLoopStrengthReduce.h"
 #include "backend/NVPTXNegate16.h"
 #include "backend/PrivateMaskedStores.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/InferAddressSpaces.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 
 namespace spmdc {
@@ -110,6 +112,13 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
     FPM.addPass(NVPTXNegate16Pass());
   llvm::ModulePassManager Cleanup;
   Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
+  // NVPTX: callees that every caller hands global addresses load and store
+  // through the global space, as the kernels do (after instcombine, which
+  // would fold the casts to the global space and back away).
+  if (NVPTX && Level != llvm::OptimizationLevel::O0) {
+    Cleanup.addPass(NVPTXGlobalPointerArgsPass());
+    Cleanup.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAddressSpacesPass()));
+  }
   Cleanup.run(M, MAM);
 }
 
