@@ -37,6 +37,15 @@ void setCodeGenLoopStrengthReduction(bool On) {
     static_cast<llvm::cl::opt<bool> *>(It->second)->setValue(!On);
 }
 
+/// LLVM's `-unroll-max-count`: the most copies partial and runtime unrolling
+/// may make of a loop's body (the option counts only where it was given).
+void limitRuntimeUnrolling(unsigned MaxCount) {
+  auto &Options = llvm::cl::getRegisteredOptions();
+  auto It = Options.find("unroll-max-count");
+  if (It != Options.end() && It->second->getNumOccurrences() == 0)
+    It->second->addOccurrence(0, "unroll-max-count", std::to_string(MaxCount));
+}
+
 /// Our passes after LLVM's pipeline (-O1 and above).
 void addCleanupPasses(llvm::FunctionPassManager &FPM, llvm::TargetMachine &TM) {
   // Our own clean-up once LLVM has exposed the address patterns: contiguous
@@ -95,6 +104,15 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
         if (NVPTX)
           FPM.addPass(MaskedMergeUnfreezePass());
       });
+  // NVPTX: at most 4 copies of a loop's body in partial and runtime unrolling,
+  // nvcc's choice for the same loops. A warp runs a runtime-unrolled loop until
+  // its slowest thread is done with both the unrolled part and the remainder,
+  // so where the threads' trip counts differ (a vertex's edges, an array's
+  // length per thread) each copy more costs them all; LLVM's NVPTX default made
+  // 8 copies of the connected components' edge loop (0.92-0.94x of the naive
+  // CUDA loop, 1.00-1.01x with 4: docs/gpu.md).
+  if (NVPTX)
+    limitRuntimeUnrolling(4);
   llvm::OptimizationLevel Level = OptLevel == 0   ? llvm::OptimizationLevel::O0
                                   : OptLevel == 1 ? llvm::OptimizationLevel::O1
                                   : OptLevel == 2 ? llvm::OptimizationLevel::O2
