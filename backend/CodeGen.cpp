@@ -124,8 +124,8 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   llvm::FunctionPassManager FPM;
   if (Level != llvm::OptimizationLevel::O0)
     addCleanupPasses(FPM, TM);
-  // Last of all, at every level (instcombine would fold it back): ptxas's
-  // 16-bit negate.
+  // After the last instcombine, at every level (instcombine would fold it
+  // back): ptxas's 16-bit negate.
   if (NVPTX)
     FPM.addPass(NVPTXNegate16Pass());
   llvm::ModulePassManager Cleanup;
