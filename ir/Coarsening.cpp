@@ -17,6 +17,7 @@
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/PassRequests.h"
+#include "ir/RegionSplice.h"
 #include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -237,7 +238,6 @@ private:
   }
 
   void coarsenForeach(Op &F, Function &K) {
-    Region &Parent = *F.ParentRegion;
     Region Before; // the new ops, moved in front of F at the end
     B.setInsertRegion(&Before);
     B.setLoc(F.Loc);
@@ -268,13 +268,7 @@ private:
     }
     // What is left (less than Step items) runs as the original foreach.
     F.Operands[0] = FullEnd;
-    size_t At = 0;
-    while (Parent.Ops[At].get() != &F)
-      ++At;
-    for (auto &P : Before.Ops)
-      P->ParentRegion = &Parent;
-    Parent.Ops.insert(Parent.Ops.begin() + At, std::make_move_iterator(Before.Ops.begin()),
-                      std::make_move_iterator(Before.Ops.end()));
+    spliceBefore(F, Before);
   }
 
   //===--------------------------------------------------------------------===//

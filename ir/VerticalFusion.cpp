@@ -19,6 +19,7 @@
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
 #include "ir/PassRequests.h"
+#include "ir/RegionSplice.h"
 #include "target/TargetInfo.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -1747,18 +1748,6 @@ private:
       Full->ParentRegion = &Parent;
       Parent.Ops[At] = std::move(Outer.Ops.back());
     }
-  }
-
-  /// Moves the ops of `New` into `O`'s region, just before `O`.
-  static void spliceBefore(Op &O, Region &New) {
-    Region &R = *O.ParentRegion;
-    size_t At = 0;
-    while (R.Ops[At].get() != &O)
-      ++At;
-    for (auto &P : New.Ops)
-      P->ParentRegion = &R;
-    R.Ops.insert(R.Ops.begin() + At, std::make_move_iterator(New.Ops.begin()),
-                 std::make_move_iterator(New.Ops.end()));
   }
 
   /// Takes `O` out of its region; the graveyard keeps it (and its result) alive.
