@@ -55,6 +55,10 @@ public:
       return estimate14(N == "spmd_rcp14", A[0]);
     if ((N == "spmd_rcp14_refined" || N == "spmd_rsqrt14_refined") && K == 1 && !GPU)
       return refined14(N == "spmd_rcp14_refined");
+    if (N == "spmd_scalef" && K == 2 && !GPU)
+      return scalef(A[0], A[1]);
+    if (N == "spmd_not_normal" && K == 1 && !GPU && A[0]->getType()->isVectorTy())
+      return notNormal(A[0]);
     if (N == "spmd_fma" && K == 3)
       return B.CreateIntrinsic(llvm::Intrinsic::fma, {A[0]->getType()}, {A[0], A[1], A[2]});
     if (N == "abs" && K == 1)
@@ -369,17 +373,76 @@ private:
     return Fma(R0, S, R0);
   }
 
+  /// avx512: x 2^floor(y) rounded once (vscalefss/sd/ps/pd), subnormal results, overflow
+  /// to inf and NaN as IEEE scaling gives them; vectors by 512 bits or 256.
+  llvm::Value *scalef(llvm::Value *X, llvm::Value *Y) {
+    auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(X->getType());
+    bool F32 = X->getType()->getScalarType()->isFloatTy();
+    llvm::Value *CurrentRounding = B.getInt32(4); // _MM_FROUND_CUR_DIRECTION
+    if (!VT) {
+      auto *V4 = llvm::FixedVectorType::get(X->getType(), F32 ? 4 : 2);
+      llvm::Value *XV = B.CreateInsertElement(llvm::PoisonValue::get(V4), X, B.getInt64(0));
+      llvm::Value *YV = B.CreateInsertElement(llvm::PoisonValue::get(V4), Y, B.getInt64(0));
+      ID Op = F32 ? llvm::Intrinsic::x86_avx512_mask_scalef_ss
+                  : llvm::Intrinsic::x86_avx512_mask_scalef_sd;
+      llvm::Value *R = B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{},
+                                         {XV, YV, XV, B.getInt8(0xff), CurrentRounding});
+      return B.CreateExtractElement(R, B.getInt64(0));
+    }
+    unsigned Wide = F32 ? 16 : 8;
+    unsigned W = VT->getNumElements() % Wide == 0 ? Wide : Wide / 2;
+    bool Is512 = W == Wide;
+    ID Op = F32 ? (Is512 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_512
+                         : llvm::Intrinsic::x86_avx512_mask_scalef_ps_256)
+                : (Is512 ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_512
+                         : llvm::Intrinsic::x86_avx512_mask_scalef_pd_256);
+    llvm::Value *AllLanes = W == 16 ? B.getInt16(0xffff) : B.getInt8(0xff);
+    return byChunksOf({X, Y}, W, [&](llvm::ArrayRef<llvm::Value *> P) {
+      std::vector<llvm::Value *> Args{P[0], P[1], P[0], AllLanes};
+      if (Is512)
+        Args.push_back(CurrentRounding);
+      return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, Args);
+    });
+  }
+
+  /// avx512, float vectors: the lanes that are not normal numbers (vfpclassps: +-0,
+  /// subnormals, +-inf, quiet and signalling NaN), frexp's rare path.
+  llvm::Value *notNormal(llvm::Value *X) {
+    auto *VT = llvm::cast<llvm::FixedVectorType>(X->getType());
+    unsigned W = VT->getNumElements() % 16 == 0 ? 16 : 8;
+    ID Op = W == 16 ? llvm::Intrinsic::x86_avx512_fpclass_ps_512
+                    : llvm::Intrinsic::x86_avx512_fpclass_ps_256;
+    llvm::Value *Classes = B.getInt32(0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80);
+    auto I32s = [&](unsigned N) -> llvm::Type * { return llvm::FixedVectorType::get(B.getInt32Ty(), N); };
+    // byChunks concatenates vectors of X's element type: the i1s travel as floats' bits.
+    llvm::Value *R = byChunks(X, W, [&](llvm::Value *Part) {
+      llvm::Value *Bits = B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {Part, Classes});
+      return B.CreateBitCast(B.CreateSExt(Bits, I32s(W)), Part->getType());
+    });
+    llvm::Type *Lanes = I32s(VT->getNumElements());
+    return B.CreateICmpSLT(B.CreateBitCast(R, Lanes), llvm::Constant::getNullValue(Lanes));
+  }
+
   /// Op applied to the vector X by parts of W lanes (the last part padded), the results
   /// concatenated back into one vector of X's width.
   llvm::Value *byChunks(llvm::Value *X, unsigned W,
                         const std::function<llvm::Value *(llvm::Value *)> &Op) {
-    unsigned N = llvm::cast<llvm::FixedVectorType>(X->getType())->getNumElements();
+    return byChunksOf({X}, W, [&](llvm::ArrayRef<llvm::Value *> Parts) { return Op(Parts[0]); });
+  }
+
+  /// The same for an operation of several vectors of one width, taken part by part alike.
+  llvm::Value *byChunksOf(llvm::ArrayRef<llvm::Value *> Xs, unsigned W,
+                          const std::function<llvm::Value *(llvm::ArrayRef<llvm::Value *>)> &Op) {
+    unsigned N = llvm::cast<llvm::FixedVectorType>(Xs[0]->getType())->getNumElements();
     std::vector<llvm::Value *> Parts;
     for (unsigned I = 0; I < N; I += W) {
       std::vector<int> Idx;
       for (unsigned J = 0; J < W; J++)
         Idx.push_back(I + J < N ? int(I + J) : -1);
-      Parts.push_back(Op(B.CreateShuffleVector(X, Idx)));
+      std::vector<llvm::Value *> Operands;
+      for (llvm::Value *X : Xs)
+        Operands.push_back(B.CreateShuffleVector(X, Idx));
+      Parts.push_back(Op(Operands));
     }
     while (Parts.size() > 1) { // concatenate pairwise
       std::vector<llvm::Value *> Next;
