@@ -37,7 +37,6 @@ public:
                                  : llvm::Intrinsic::nvvm_ex2_approx,
                              {F32}, {X});
   }
-  llvm::Value *isNaN(llvm::Value *X) { return B.CreateFCmpUNO(X, X); }
 
   /// e^x within 2 ulp (CUDA's expf bound; math_ulp.cu measures every float),
   /// with one special-function instruction (the SFU issues a quarter or less
@@ -89,8 +88,8 @@ public:
     llvm::Value *Log1p = fma(F, B.CreateFMul(F, Poly), F);
     llvm::Value *Y = fma(K, c(0.693147182f), Log1p);
     llvm::Value *Inf = c(std::numeric_limits<float>::infinity());
-    llvm::Value *NotFinitePositive = B.CreateICmpUGE(Bits, ci(0x7f800000));
-    Y = B.CreateSelect(NotFinitePositive, fma(X, Inf, Inf), Y);
+    llvm::Value *NegativeInfOrNaN = B.CreateICmpUGE(Bits, ci(0x7f800000));
+    Y = B.CreateSelect(NegativeInfOrNaN, fma(X, Inf, Inf), Y);
     return B.CreateSelect(B.CreateFCmpOEQ(X, c(0.0f)), B.CreateFNeg(Inf), Y);
   }
 

@@ -327,22 +327,20 @@ private:
       V = B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {V, V, V, B.getInt8(0xff)});
       return B.CreateExtractElement(V, B.getInt64(0));
     }
-    unsigned Wide = F32 ? 16 : 8;
-    unsigned W = VT->getNumElements() % Wide == 0 ? Wide : Wide / 2;
+    Avx512Parts P = avx512Parts(VT);
     ID Op;
     if (F32)
-      Op = W == 16 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_ps_512
+      Op = P.Is512 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_ps_512
                           : llvm::Intrinsic::x86_avx512_rsqrt14_ps_512)
                    : (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_ps_256
                           : llvm::Intrinsic::x86_avx512_rsqrt14_ps_256);
     else
-      Op = W == 8 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_512
-                         : llvm::Intrinsic::x86_avx512_rsqrt14_pd_512)
-                  : (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_256
-                         : llvm::Intrinsic::x86_avx512_rsqrt14_pd_256);
-    llvm::Value *AllLanes = W == 16 ? B.getInt16(0xffff) : B.getInt8(0xff);
-    return byChunks(X, W, [&](llvm::Value *Part) {
-      return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {Part, Part, AllLanes});
+      Op = P.Is512 ? (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_512
+                          : llvm::Intrinsic::x86_avx512_rsqrt14_pd_512)
+                   : (Rcp ? llvm::Intrinsic::x86_avx512_rcp14_pd_256
+                          : llvm::Intrinsic::x86_avx512_rsqrt14_pd_256);
+    return byChunks(X, P.Lanes, [&](llvm::Value *Part) {
+      return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {Part, Part, P.AllLanes});
     });
   }
 
@@ -389,17 +387,14 @@ private:
                                          {XV, YV, XV, B.getInt8(0xff), CurrentRounding});
       return B.CreateExtractElement(R, B.getInt64(0));
     }
-    unsigned Wide = F32 ? 16 : 8;
-    unsigned W = VT->getNumElements() % Wide == 0 ? Wide : Wide / 2;
-    bool Is512 = W == Wide;
-    ID Op = F32 ? (Is512 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_512
-                         : llvm::Intrinsic::x86_avx512_mask_scalef_ps_256)
-                : (Is512 ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_512
-                         : llvm::Intrinsic::x86_avx512_mask_scalef_pd_256);
-    llvm::Value *AllLanes = W == 16 ? B.getInt16(0xffff) : B.getInt8(0xff);
-    return byChunksOf({X, Y}, W, [&](llvm::ArrayRef<llvm::Value *> P) {
-      std::vector<llvm::Value *> Args{P[0], P[1], P[0], AllLanes};
-      if (Is512)
+    Avx512Parts P = avx512Parts(VT);
+    ID Op = F32 ? (P.Is512 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_512
+                           : llvm::Intrinsic::x86_avx512_mask_scalef_ps_256)
+                : (P.Is512 ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_512
+                           : llvm::Intrinsic::x86_avx512_mask_scalef_pd_256);
+    return byChunksOf({X, Y}, P.Lanes, [&](llvm::ArrayRef<llvm::Value *> Part) {
+      std::vector<llvm::Value *> Args{Part[0], Part[1], Part[0], P.AllLanes};
+      if (P.Is512) // only the 512-bit forms take a rounding operand
         Args.push_back(CurrentRounding);
       return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, Args);
     });
@@ -408,19 +403,26 @@ private:
   /// avx512, float vectors: the lanes that are not normal numbers (vfpclassps: +-0,
   /// subnormals, +-inf, quiet and signalling NaN), frexp's rare path.
   llvm::Value *notNormal(llvm::Value *X) {
-    auto *VT = llvm::cast<llvm::FixedVectorType>(X->getType());
-    unsigned W = VT->getNumElements() % 16 == 0 ? 16 : 8;
-    ID Op = W == 16 ? llvm::Intrinsic::x86_avx512_fpclass_ps_512
+    Avx512Parts P = avx512Parts(llvm::cast<llvm::FixedVectorType>(X->getType()));
+    ID Op = P.Is512 ? llvm::Intrinsic::x86_avx512_fpclass_ps_512
                     : llvm::Intrinsic::x86_avx512_fpclass_ps_256;
     llvm::Value *Classes = B.getInt32(0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80);
-    auto I32s = [&](unsigned N) -> llvm::Type * { return llvm::FixedVectorType::get(B.getInt32Ty(), N); };
-    // byChunks concatenates vectors of X's element type: the i1s travel as floats' bits.
-    llvm::Value *R = byChunks(X, W, [&](llvm::Value *Part) {
-      llvm::Value *Bits = B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {Part, Classes});
-      return B.CreateBitCast(B.CreateSExt(Bits, I32s(W)), Part->getType());
+    return byChunks(X, P.Lanes, [&](llvm::Value *Part) {
+      return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {Part, Classes});
     });
-    llvm::Type *Lanes = I32s(VT->getNumElements());
-    return B.CreateICmpSLT(B.CreateBitCast(R, Lanes), llvm::Constant::getNullValue(Lanes));
+  }
+
+  /// How avx512 instructions take a vector of VT: by 512 bits (16 floats, 8 doubles) where
+  /// that many lanes divide VT's, else by 256; with the mask of all of a part's lanes.
+  struct Avx512Parts {
+    unsigned Lanes;
+    bool Is512;
+    llvm::Value *AllLanes;
+  };
+  Avx512Parts avx512Parts(llvm::FixedVectorType *VT) {
+    unsigned Wide = VT->getElementType()->isFloatTy() ? 16 : 8;
+    unsigned Lanes = VT->getNumElements() % Wide == 0 ? Wide : Wide / 2;
+    return {Lanes, Lanes == Wide, Lanes == 16 ? B.getInt16(0xffff) : B.getInt8(0xff)};
   }
 
   /// Op applied to the vector X by parts of W lanes (the last part padded), the results
