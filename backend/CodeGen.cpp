@@ -24,18 +24,22 @@
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/InferAddressSpaces.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 
 namespace spmdc {
 
 namespace {
+/// Sets one of LLVM's global boolean options (a `cl::opt<bool>`) for the next pipeline.
+void setBoolOption(const char *Name, bool Value) {
+  auto &Options = llvm::cl::getRegisteredOptions();
+  auto It = Options.find(Name);
+  if (It != Options.end())
+    static_cast<llvm::cl::opt<bool> *>(It->second)->setValue(Value);
+}
+
 /// Code generation's loop strength reduction (LLVM's `-disable-lsr`, a global
 /// option of TargetPassConfig) on or off for the next addPassesToEmitFile.
-void setCodeGenLoopStrengthReduction(bool On) {
-  auto &Options = llvm::cl::getRegisteredOptions();
-  auto It = Options.find("disable-lsr");
-  if (It != Options.end())
-    static_cast<llvm::cl::opt<bool> *>(It->second)->setValue(!On);
-}
+void setCodeGenLoopStrengthReduction(bool On) { setBoolOption("disable-lsr", !On); }
 
 /// LLVM's `-unroll-max-count`: the most copies partial and runtime unrolling
 /// may make of a loop's body (the option counts only where it was given).
@@ -46,14 +50,34 @@ void limitRuntimeUnrolling(unsigned MaxCount) {
     It->second->addOccurrence(0, "unroll-max-count", std::to_string(MaxCount));
 }
 
-/// LLVM's linear function test replacement (IndVarSimplify's LFTR, the global option
-/// `-disable-lftr`) on or off for the next pipeline: it rewrites a counted loop's exit
-/// `i < n` as `i != n` on a canonical induction variable.
-void setLinearFunctionTestReplacement(bool On) {
+/// IndVarSimplify's rewriting of values used after a loop in terms of the loop's exit
+/// state (LLVM's `-replexitval`): LLVM's default (cheap) or never.
+void setExitValueRewriting(bool On) {
   auto &Options = llvm::cl::getRegisteredOptions();
-  auto It = Options.find("disable-lftr");
+  auto It = Options.find("replexitval");
   if (It != Options.end())
-    static_cast<llvm::cl::opt<bool> *>(It->second)->setValue(!On);
+    static_cast<llvm::cl::opt<llvm::ReplaceExitVal> *>(It->second)
+        ->setValue(On ? llvm::OnlyCheapRepl : llvm::NeverRepl);
+}
+
+/// The loop transforms whose default output ptxas turns into slower SASS than nvcc's for
+/// the same loops (docs/gpu.md, eleventh session: found by putting nvcc's PTX for the
+/// function into spmdc's module, which ran at nvcc's speed, and bisecting the differences).
+/// Both are set for every pipeline, so that an x86 module compiled after an NVPTX one gets
+/// LLVM's defaults.
+/// - Linear function test replacement (`-disable-lftr`): a counted loop keeps its ordered
+///   exit `i < hi` instead of `i != hi`; with the equality exit ptxas gave the per-lane
+///   insertion sort no reconvergence barrier of its own and the recursive quicksort's warps
+///   split further (PAR 0.94x the naive CUDA loop -> 0.99x).
+/// - Exit value rewriting (`-replexitval=never`): the book filter's inner match loop's `j`
+///   at its exit was rewritten to the loop-invariant keyword length, one more register move
+///   and constant load on every text position (PAR 0.95x -> 0.97x).
+/// (Non-trivial unswitching, which LLVM leaves off on targets with divergent branches and
+/// nvcc does for uniform conditions, took the book filter to 0.99x but Mandelbrot from
+/// 1.02x to 1.11x nvcc's time and the mergesort's CREV 3% slower: not used.)
+void setNVPTXLoopTransforms(bool NVPTX) {
+  setBoolOption("disable-lftr", NVPTX);
+  setExitValueRewriting(!NVPTX);
 }
 
 /// Our passes after LLVM's pipeline (-O1 and above).
@@ -123,11 +147,9 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   // CUDA loop, 1.00-1.01x with 4: docs/gpu.md).
   if (NVPTX)
     limitRuntimeUnrolling(4);
-  // NVPTX: counted loops keep their ordered exit test (`i < hi`), as nvcc's PTX does. ptxas
-  // gives a loop whose exit is LFTR's `i != hi` no reconvergence barrier of its own, and in
-  // the recursive per-lane quicksort (its insertion sort's loop) the warps then split further
-  // at every level: 0.94x the naive CUDA loop with LFTR, 0.99-1.00x without (docs/gpu.md).
-  setLinearFunctionTestReplacement(!NVPTX);
+  // NVPTX: the loops as nvcc shapes them (ordered exits, exit values left alone), where
+  // LLVM's defaults give ptxas slower SASS.
+  setNVPTXLoopTransforms(NVPTX);
   llvm::OptimizationLevel Level = OptLevel == 0   ? llvm::OptimizationLevel::O0
                                   : OptLevel == 1 ? llvm::OptimizationLevel::O1
                                   : OptLevel == 2 ? llvm::OptimizationLevel::O2
