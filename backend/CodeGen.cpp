@@ -74,7 +74,8 @@ void setExitValueRewriting(bool On) {
 ///   and constant load on every text position (PAR 0.95x -> 0.97x).
 /// (Non-trivial unswitching, which LLVM leaves off on targets with divergent branches and
 /// nvcc does for uniform conditions, took the book filter to 0.99x but Mandelbrot from
-/// 1.02x to 1.11x nvcc's time and the mergesort's CREV 3% slower: not used.)
+/// 1.02x to 1.05x nvcc's time (1.11x without the exit-value change) and the mergesort's
+/// CREV 3% slower: not used.)
 void setNVPTXLoopTransforms(bool NVPTX) {
   setBoolOption("disable-lftr", NVPTX);
   setExitValueRewriting(!NVPTX);
