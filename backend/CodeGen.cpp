@@ -29,12 +29,17 @@
 namespace spmdc {
 
 namespace {
-/// Sets one of LLVM's global boolean options (a `cl::opt<bool>`) for the next pipeline.
-void setBoolOption(const char *Name, bool Value) {
+/// One of LLVM's global command-line options, or null where this LLVM has none by that name.
+llvm::cl::Option *findLLVMOption(const char *Name) {
   auto &Options = llvm::cl::getRegisteredOptions();
   auto It = Options.find(Name);
-  if (It != Options.end())
-    static_cast<llvm::cl::opt<bool> *>(It->second)->setValue(Value);
+  return It == Options.end() ? nullptr : It->second;
+}
+
+/// Sets one of LLVM's global boolean options (a `cl::opt<bool>`) for the next pipeline.
+void setBoolOption(const char *Name, bool Value) {
+  if (llvm::cl::Option *Option = findLLVMOption(Name))
+    static_cast<llvm::cl::opt<bool> *>(Option)->setValue(Value);
 }
 
 /// Code generation's loop strength reduction (LLVM's `-disable-lsr`, a global
@@ -44,20 +49,17 @@ void setCodeGenLoopStrengthReduction(bool On) { setBoolOption("disable-lsr", !On
 /// LLVM's `-unroll-max-count`: the most copies partial and runtime unrolling
 /// may make of a loop's body (the option counts only where it was given).
 void limitRuntimeUnrolling(unsigned MaxCount) {
-  auto &Options = llvm::cl::getRegisteredOptions();
-  auto It = Options.find("unroll-max-count");
-  if (It != Options.end() && It->second->getNumOccurrences() == 0)
-    It->second->addOccurrence(0, "unroll-max-count", std::to_string(MaxCount));
+  llvm::cl::Option *Option = findLLVMOption("unroll-max-count");
+  if (Option && Option->getNumOccurrences() == 0)
+    Option->addOccurrence(0, "unroll-max-count", std::to_string(MaxCount));
 }
 
 /// IndVarSimplify's rewriting of values used after a loop in terms of the loop's exit
 /// state (LLVM's `-replexitval`): LLVM's default (cheap) or never.
 void setExitValueRewriting(bool On) {
-  auto &Options = llvm::cl::getRegisteredOptions();
-  auto It = Options.find("replexitval");
-  if (It != Options.end())
-    static_cast<llvm::cl::opt<llvm::ReplaceExitVal> *>(It->second)
-        ->setValue(On ? llvm::OnlyCheapRepl : llvm::NeverRepl);
+  if (llvm::cl::Option *Option = findLLVMOption("replexitval"))
+    static_cast<llvm::cl::opt<llvm::ReplaceExitVal> *>(Option)->setValue(
+        On ? llvm::OnlyCheapRepl : llvm::NeverRepl);
 }
 
 /// The loop transforms whose default output ptxas turns into slower SASS than nvcc's for
