@@ -194,3 +194,9 @@ fit("fast acos: acos(x) / sqrt(1 - x) = pi/2 + x Q(x)",
 # refines it by one Halley step): degree 3, relative error.
 fit("fast cbrt: cbrt(m0) = P(m0), m0 in [1/2, 1]", mp.cbrt, mp.cbrt, [0, 1, 2, 3],
     lambda m: 0, mp.mpf(0.5), mp.mpf(1))
+# acos of --math-lib=fast (spmd_mathf_fastlib_acos): acos(x) = sqrt(t) P(t) on t = 1 - |x| in
+# [0, 1], P of degree 5 (ISPC's fast kernel's form and degree), relative error.
+fit("fastlib acos: acos(1 - t) = sqrt(t) P(t), P of degree 5",
+    lambda t: mp.acos(1 - t) / mp.sqrt(t) if t > 0 else mp.sqrt(2),
+    lambda t: mp.acos(1 - t) / mp.sqrt(t) if t > 0 else mp.sqrt(2), list(range(0, 6)),
+    lambda t: 0, mp.mpf(0), mp.mpf(1))
