@@ -200,3 +200,9 @@ fit("fastlib acos: acos(1 - t) = sqrt(t) P(t), P of degree 5",
     lambda t: mp.acos(1 - t) / mp.sqrt(t) if t > 0 else mp.sqrt(2),
     lambda t: mp.acos(1 - t) / mp.sqrt(t) if t > 0 else mp.sqrt(2), list(range(0, 6)),
     lambda t: 0, mp.mpf(0), mp.mpf(1))
+# asin of --math-lib=fast (spmd_mathf_fastlib_asin): the default kernel's form with A of
+# degree 3.
+fit("fastlib asin: asin(s) / s = 1 + z A(z), A of degree 3",
+    near0(lambda z: mp.asin(mp.sqrt(z)) / mp.sqrt(z), lambda z: 1 + z / 6),
+    near0(lambda z: mp.asin(mp.sqrt(z)) / mp.sqrt(z), lambda z: 1 + z / 6),
+    [1, 2, 3, 4], lambda z: 1, mp.mpf(0), mp.mpf(0.25) * (1 + mp.mpf(2)**-10))
