@@ -190,10 +190,6 @@ fit("fast acos: acos(x) / sqrt(1 - x) = pi/2 + x Q(x)",
     lambda x: mp.acos(x) / mp.sqrt(1 - x) if x < 1 else mp.sqrt(2),
     lambda x: mp.acos(x) / mp.sqrt(1 - x) if x < 1 else mp.sqrt(2), list(range(1, 8)),
     lambda x: mp.pi / 2, mp.mpf(0), mp.mpf(1))
-# cbrt's estimate on the significand m0 in [1/2, 1) (the kernel scales it by 2^(j/3) and
-# refines it by one Halley step): degree 3, relative error.
-fit("fast cbrt: cbrt(m0) = P(m0), m0 in [1/2, 1]", mp.cbrt, mp.cbrt, [0, 1, 2, 3],
-    lambda m: 0, mp.mpf(0.5), mp.mpf(1))
 # acos of --math-lib=fast (spmd_mathf_fastlib_acos): acos(x) = sqrt(t) P(t) on t = 1 - |x| in
 # [0, 1], P of degree 5 (ISPC's fast kernel's form and degree), relative error.
 fit("fastlib acos: acos(1 - t) = sqrt(t) P(t), P of degree 5",
