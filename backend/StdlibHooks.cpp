@@ -57,8 +57,9 @@ public:
       return refined14(N == "spmd_rcp14_refined");
     if (N == "spmd_scalef" && K == 2 && !GPU)
       return scalef(A[0], A[1]);
-    if (N == "spmd_not_normal" && K == 1 && !GPU && A[0]->getType()->isVectorTy())
-      return notNormal(A[0]);
+    if ((N == "spmd_not_normal" || N == "spmd_not_positive_normal") && K == 1 && !GPU &&
+        A[0]->getType()->isVectorTy())
+      return notNormal(A[0], /*NegativeToo=*/N == "spmd_not_positive_normal");
     if (N == "spmd_fma" && K == 3)
       return B.CreateIntrinsic(llvm::Intrinsic::fma, {A[0]->getType()}, {A[0], A[1], A[2]});
     if (N == "abs" && K == 1)
@@ -401,12 +402,15 @@ private:
   }
 
   /// avx512, float vectors: the lanes that are not normal numbers (vfpclassps: +-0,
-  /// subnormals, +-inf, quiet and signalling NaN), frexp's rare path.
-  llvm::Value *notNormal(llvm::Value *X) {
+  /// subnormals, +-inf, quiet and signalling NaN), frexp's rare path; with NegativeToo
+  /// the negative normal numbers as well (log's and log1p's rare path: one instruction
+  /// where a range test took two).
+  llvm::Value *notNormal(llvm::Value *X, bool NegativeToo) {
     Avx512Parts P = avx512Parts(llvm::cast<llvm::FixedVectorType>(X->getType()));
     ID Op = P.Is512 ? llvm::Intrinsic::x86_avx512_fpclass_ps_512
                     : llvm::Intrinsic::x86_avx512_fpclass_ps_256;
-    llvm::Value *Classes = B.getInt32(0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80);
+    llvm::Value *Classes = B.getInt32(0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80 |
+                                      (NegativeToo ? 0x40 : 0));
     return byChunks(X, P.Lanes, [&](llvm::Value *Part) {
       return B.CreateIntrinsic(Op, llvm::ArrayRef<llvm::Type *>{}, {Part, Classes});
     });
