@@ -11,10 +11,12 @@
 #include "backend/PrivateMaskedStores.h"
 #include "backend/WarpVoteSimplify.h"
 #include "backend/WideMasks.h"
+#include "backend/X86MovmskVotes.h"
 #include "frontend/Diagnostics.h"
 
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -113,8 +115,11 @@ void addCleanupPasses(llvm::FunctionPassManager &FPM, llvm::TargetMachine &TM) {
   // code generation's on every loop (turned off in writeModule).
   if (TT.isNVPTX())
     FPM.addPass(NVPTXLoopStrengthReducePass());
-  FPM.addPass(WideMasksPass(TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
-                               !TM.getTargetFeatureString().contains("+avx512f")));
+  const bool NoMaskRegisters = TT.isX86() && !TM.getTargetCPU().contains("avx512") &&
+                               !TM.getTargetFeatureString().contains("+avx512f");
+  FPM.addPass(WideMasksPass(NoMaskRegisters));
+  // Also last: AVX2's votes on masks by movmsk and a compare, not vtestps.
+  FPM.addPass(X86MovmskVotesPass(NoMaskRegisters && TM.getMCSubtargetInfo()->checkFeatures("+avx2")));
 }
 } // namespace
 
