@@ -29,25 +29,27 @@ unsigned maskLaneBits(llvm::Value *Mask, unsigned Depth = 0) {
   return 32;
 }
 
-/// One vote: `icmp Pred (bitcast Mask to iW), 0 or -1`.
+/// One vote: `icmp Pred (Cast = bitcast Mask to iW), 0 or -1`.
 struct Vote {
   llvm::ICmpInst *Cmp;
+  llvm::BitCastInst *Cast;
   llvm::Value *Mask;
   bool AgainstAllOnes; // all / not all, else any / none
 };
 
 bool matchVote(llvm::ICmpInst &I, Vote &V) {
   using namespace llvm::PatternMatch;
-  llvm::Value *Mask;
-  if (!I.isEquality() || !match(I.getOperand(0), m_BitCast(m_Value(Mask))))
+  auto *Cast = llvm::dyn_cast<llvm::BitCastInst>(I.getOperand(0));
+  if (!I.isEquality() || !Cast)
     return false;
+  llvm::Value *Mask = Cast->getOperand(0);
   auto *VT = llvm::dyn_cast<llvm::FixedVectorType>(Mask->getType());
   if (!VT || !VT->getElementType()->isIntegerTy(1))
     return false;
   if (match(I.getOperand(1), m_Zero()))
-    V = {&I, Mask, false};
+    V = {&I, Cast, Mask, false};
   else if (match(I.getOperand(1), m_AllOnes()))
-    V = {&I, Mask, true};
+    V = {&I, Cast, Mask, true};
   else
     return false;
   return true;
@@ -113,11 +115,10 @@ llvm::PreservedAnalyses X86MovmskVotesPass::run(llvm::Function &F,
                          : (Equal ? B.CreateICmpSLT(Sign, B.getInt32(1))         // none
                                   : B.CreateICmpSGT(Sign, B.getInt32(0)));       // any
     Result->takeName(V.Cmp);
-    llvm::Instruction *Cast = llvm::cast<llvm::Instruction>(V.Cmp->getOperand(0));
     V.Cmp->replaceAllUsesWith(Result);
     V.Cmp->eraseFromParent();
-    if (Cast->use_empty())
-      Cast->eraseFromParent();
+    if (V.Cast->use_empty()) // another vote on the same mask may still read it
+      V.Cast->eraseFromParent();
     Changed = true;
   }
   if (!Changed)
