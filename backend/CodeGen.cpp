@@ -23,6 +23,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/IPO/GlobalDCE.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/InferAddressSpaces.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
@@ -165,6 +166,10 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel)
   llvm::ModulePassManager MPM = Level == llvm::OptimizationLevel::O0
                                     ? PB.buildO0DefaultPipeline(Level)
                                     : PB.buildPerModuleDefaultPipeline(Level);
+  // -O0 too drops what nothing reads: the standard library's constant tables (ldexp's
+  // 2^k, stdlib/library.spmd) would otherwise land in every -O0 object.
+  if (Level == llvm::OptimizationLevel::O0)
+    MPM.addPass(llvm::GlobalDCEPass());
   MPM.run(M, MAM);
   llvm::FunctionPassManager FPM;
   if (Level != llvm::OptimizationLevel::O0)
