@@ -12,9 +12,9 @@ Another: under the same two libraries the float sin, cos, tan and sincos reduce 
 by three fmas on avx2 and avx512 and by exact products without fma on sse4 (stdlib/math.spmd,
 spmd_mathf_fast_trig_reduce_fma), so sse4's rows for them are left out of the comparison with
 the fma targets (which must still agree with each other); every target's bounds are checked
-by its exit status. And under --math-lib=fast the float log, log1p and pow evaluate their
-polynomial by fmas on avx2 and avx512 (stdlib/math.spmd, spmd_mathf_fastlib_mad), so sse4's
-rows for them are left out the same way.
+by its exit status. And under --math-lib=fast the float log, log1p, pow, tanh, asin and
+acos evaluate their polynomials by fmas on avx2 and avx512 (stdlib/math.spmd,
+spmd_mathf_fastlib_mad), so sse4's rows for them are left out the same way.
 
 usage: run-math-harness.py SPMDC CXX TMPDIR [--math-lib=L] [harness args...]
 --math-lib=L (default, fast, accurate) builds the kernels with that library and tells the
@@ -32,7 +32,7 @@ SSE4_LIBC_DOUBLE = ["exp", "log", "pow", "asin", "acos", "expm1", "sinh", "cosh"
 # Keep in step with spmd_mathf_fast_trig_reduce_fma in stdlib/math.spmd.
 FMA_REDUCED_FLOAT = ["sin", "cos", "tan", "sincos"]
 # Keep in step with the callers of spmd_mathf_fastlib_mad in stdlib/math.spmd.
-FASTLIB_FMA_FLOAT = ["log", "log1p", "pow"]
+FASTLIB_FMA_FLOAT = ["log", "log1p", "pow", "tanh", "asin", "acos"]
 
 
 def without_rows(out, functions, type_name):
