@@ -12,9 +12,9 @@ Another: under the same two libraries the float sin, cos, tan and sincos reduce 
 by three fmas on avx2 and avx512 and by exact products without fma on sse4 (stdlib/math.spmd,
 spmd_mathf_fast_trig_reduce_fma), so sse4's rows for them are left out of the comparison with
 the fma targets (which must still agree with each other); every target's bounds are checked
-by its exit status. And under --math-lib=fast the float log, log1p, pow, tanh, asin and
-acos evaluate their polynomials by fmas on avx2 and avx512 (stdlib/math.spmd,
-spmd_mathf_fastlib_mad), so sse4's rows for them are left out the same way.
+by its exit status. The float acos (both libraries) and, under --math-lib=fast, the float log,
+log1p, pow, tanh and asin evaluate their polynomials by fmas on avx2 and avx512
+(stdlib/math.spmd, spmd_mathf_mad), so sse4's rows for them are left out the same way.
 
 usage: run-math-harness.py SPMDC CXX TMPDIR [--math-lib=L] [harness args...]
 --math-lib=L (default, fast, accurate) builds the kernels with that library and tells the
@@ -29,10 +29,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Keep in step with SPMD_SSE4_LIBC in stdlib/math.spmd.
 SSE4_LIBC_DOUBLE = ["exp", "log", "pow", "asin", "acos", "expm1", "sinh", "cosh", "tanh",
                     "erf", "erfc"]
-# Keep in step with spmd_mathf_fast_trig_reduce_fma in stdlib/math.spmd.
-FMA_REDUCED_FLOAT = ["sin", "cos", "tan", "sincos"]
-# Keep in step with the callers of spmd_mathf_fastlib_mad in stdlib/math.spmd.
-FASTLIB_FMA_FLOAT = ["log", "log1p", "pow", "tanh", "asin", "acos"]
+# Keep in step with spmd_mathf_fast_trig_reduce_fma and the callers of spmd_mathf_mad in
+# stdlib/math.spmd: the float functions with fmas under the default and fast libraries, and
+# those with fmas under the fast library only.
+FMA_FLOAT = ["sin", "cos", "tan", "sincos", "acos"]
+FASTLIB_FMA_FLOAT = ["log", "log1p", "pow", "tanh", "asin"]
 
 
 def without_rows(out, functions, type_name):
@@ -49,7 +50,7 @@ def without_rows(out, functions, type_name):
 
 def sse4_comparable(out, lib):
     """sse4's output, or another target's, without the rows where sse4 differs by design."""
-    fma_float = FMA_REDUCED_FLOAT + (FASTLIB_FMA_FLOAT if lib == "fast" else [])
+    fma_float = FMA_FLOAT + (FASTLIB_FMA_FLOAT if lib == "fast" else [])
     return without_rows(without_rows(out, SSE4_LIBC_DOUBLE, "double"), fma_float, "float")
 
 
