@@ -12,9 +12,9 @@ Another: under the same two libraries the float sin, cos, tan and sincos reduce 
 by three fmas on avx2 and avx512 and by exact products without fma on sse4 (stdlib/math.spmd,
 spmd_mathf_fast_trig_reduce_fma), so sse4's rows for them are left out of the comparison with
 the fma targets (which must still agree with each other); every target's bounds are checked
-by its exit status. The float acos (both libraries) and, under --math-lib=fast, the float log,
-log1p, pow, tanh and asin evaluate their polynomials by fmas on avx2 and avx512
-(stdlib/math.spmd, spmd_mathf_mad), so sse4's rows for them are left out the same way.
+by its exit status. The float acos, asin, atan, atan2, log, log1p and pow (both libraries)
+and, under --math-lib=fast, the float tanh evaluate their polynomials by fmas on avx2 and
+avx512 (stdlib/math.spmd, spmd_mathf_mad), so sse4's rows for them are left out the same way.
 
 usage: run-math-harness.py SPMDC CXX TMPDIR [--math-lib=L] [harness args...]
 --math-lib=L (default, fast, accurate) builds the kernels with that library and tells the
@@ -32,8 +32,9 @@ SSE4_LIBC_DOUBLE = ["exp", "log", "pow", "asin", "acos", "expm1", "sinh", "cosh"
 # Keep in step with spmd_mathf_fast_trig_reduce_fma and the callers of spmd_mathf_mad in
 # stdlib/math.spmd: the float functions with fmas under the default and fast libraries, and
 # those with fmas under the fast library only.
-FMA_FLOAT = ["sin", "cos", "tan", "sincos", "acos"]
-FASTLIB_FMA_FLOAT = ["log", "log1p", "pow", "tanh", "asin"]
+FMA_FLOAT = ["sin", "cos", "tan", "sincos", "acos", "asin", "atan", "atan2", "log", "log1p",
+             "pow"]
+FASTLIB_FMA_FLOAT = ["tanh"]
 
 
 def without_rows(out, functions, type_name):
