@@ -9,7 +9,9 @@ string(APPEND CONTENT
   "\n#define SPMD_Q uniform\n#define SPMD_VARYING_PASS 0\n" "${MATH}" "${LIBRARY}"
   "#undef SPMD_Q\n#undef SPMD_VARYING_PASS\n"
   "#define SPMD_Q varying\n#define SPMD_VARYING_PASS 1\n" "${MATH}" "${LIBRARY}"
-  "#undef SPMD_Q\n#undef SPMD_VARYING_PASS\n")
+  "#undef SPMD_Q\n#undef SPMD_VARYING_PASS\n"
+  # stdlib.spmd's macros that both passes read
+  "#undef SPMD_X86_FMA\n")
 # A raw string literal needs no escaping; the delimiter must not occur in the text.
 file(WRITE ${OUTPUT} "// Generated from stdlib/stdlib.spmd and stdlib/math.spmd by EmbedStdlib.cmake.\n"
   "#include \"stdlib/Stdlib.h\"\n"
