@@ -12,7 +12,7 @@ Another: under the same two libraries the float sin, cos, tan and sincos reduce 
 by three fmas on avx2 and avx512 and by exact products without fma on sse4 (stdlib/math.spmd,
 spmd_mathf_fast_trig_reduce_fma), so sse4's rows for them are left out of the comparison with
 the fma targets (which must still agree with each other); every target's bounds are checked
-by its exit status. The float acos, asin, atan, atan2, log, log1p and pow (both libraries)
+by its exit status. The float acos, asin, atan, atan2, log, log1p, pow and erf (both libraries)
 and, under --math-lib=fast, the float tanh evaluate their polynomials by fmas on avx2 and
 avx512 (stdlib/math.spmd, spmd_mathf_mad), so sse4's rows for them are left out the same way.
 
@@ -33,7 +33,7 @@ SSE4_LIBC_DOUBLE = ["exp", "log", "pow", "asin", "acos", "expm1", "sinh", "cosh"
 # stdlib/math.spmd: the float functions with fmas under the default and fast libraries, and
 # those with fmas under the fast library only.
 FMA_FLOAT = ["sin", "cos", "tan", "sincos", "acos", "asin", "atan", "atan2", "log", "log1p",
-             "pow"]
+             "pow", "erf"]
 FASTLIB_FMA_FLOAT = ["tanh"]
 
 
